@@ -1,0 +1,29 @@
+# sprayfabric — everything runs from a venv inside the checkout.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff check softswitch tests bench
+	$(BIN)/pytest -n 2 tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check softswitch tests bench
+	$(BIN)/ruff format --check softswitch tests bench
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.engine_bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,369 @@
+"""Parsers, controls, actions, tables and functions -> factories of Python closures.
+
+Each parser or control *instance* becomes a factory `make_N(rt)` that creates the
+instance's extern objects and tables once, defines its actions and states as closures, and
+returns the apply function. Parameters and control-level variables live in the factory's
+frame (closure cells), so actions reach them without extra arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError, P4Unsupported
+from .calls import copies_back
+from .emitter import Emitter
+from .exprs import V
+from .symbols import ActionSym, Const, FunctionSym, InstanceSym, StateSym, Var
+from .tablegen import TableGenMixin
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+
+@dataclass(slots=True)
+class FuncCtx:
+    """What `return` needs to know inside the function being generated."""
+
+    ret: T.P4Type | None
+    copy_back: list[str] = field(default_factory=list)
+    strict_in: bool = False
+
+
+@dataclass(slots=True)
+class InstanceCtx:
+    """The parser/control instance being generated (its qualified name and cells)."""
+
+    qualified: str
+    cells: list[str] = field(default_factory=list)
+
+
+class BlockMixin(TableGenMixin):
+    # ------------------------------------------------------------ shared helpers
+    def params_into_scope(self: ProgramGen, params: tuple[A.Param, ...], cell: bool) -> list[str]:
+        pys = []
+        for p in params:
+            t = self.resolve_type(p.type_ref)
+            py = self.local_name(p.name)
+            self.scope.define(p.name, Var(py, t, p.direction or "none", cell))
+            pys.append(py)
+        return pys
+
+    def copy_back_codes(self: ProgramGen, params: tuple[A.Param, ...], pys: list[str]) -> list[str]:
+        return [
+            py
+            for p, py in zip(params, pys, strict=True)
+            if copies_back(p, self.resolve_type(p.type_ref))
+        ]
+
+    def emit_nonlocal(self: ProgramGen) -> None:
+        if self.inst is not None and self.inst.cells:
+            self.out.line(f"nonlocal {', '.join(self.inst.cells)}")
+
+    def note_cell_use(self: ProgramGen, sym: Var) -> None:
+        """Cells are declared nonlocal in every closure of the instance; nothing to do."""
+
+    # ------------------------------------------------------------ functions and actions
+    def gen_function(self: ProgramGen, d: A.FunctionDecl) -> None:
+        py = self.unique("f_" + d.name)
+        self.scope.define(d.name, FunctionSym(d, py))
+        ret = self.resolve_type(d.proto.return_type)
+        saved_scope, saved_fn = self.scope, self.func_ctx
+        self.scope = saved_scope.child("function")
+        try:
+            pys = self.params_into_scope(d.proto.params, cell=False)
+            self.out.line(f"def {py}({', '.join(pys)}):")
+            self.func_ctx = FuncCtx(ret, self.copy_back_codes(d.proto.params, pys))
+            with self.out.indent():
+                for s in d.body.stmts:
+                    self.stmt(s)
+                if self.func_ctx.copy_back:
+                    self.return_stmt(A.Return(d.pos, None))
+        finally:
+            self.scope, self.func_ctx = saved_scope, saved_fn
+
+    def gen_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> ActionSym:
+        py = self.unique("a_" + d.name)
+        sym = ActionSym(d, py, qualified)
+        self.scope.define(d.name, sym)
+        self.record_action(d, qualified)
+        saved_scope, saved_fn = self.scope, self.func_ctx
+        self.scope = saved_scope.child("action")
+        self.in_action = True
+        try:
+            pys = self.params_into_scope(d.params, cell=False)
+            self.out.line(f"def {py}({', '.join(pys)}):")
+            self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, pys))
+            with self.out.indent():
+                self.emit_nonlocal()
+                if self.trace_enabled:
+                    self.out.line(f"_trace('action', {qualified!r})")
+                for s in d.body.stmts:
+                    self.stmt(s)
+                if self.func_ctx.copy_back:
+                    self.return_stmt(A.Return(d.pos, None))
+        finally:
+            self.scope, self.func_ctx = saved_scope, saved_fn
+            self.in_action = False
+        return sym
+
+    # ------------------------------------------------------------ instances
+    def gen_instance(self: ProgramGen, d: A.Instance, qualified: str) -> InstanceSym:
+        t = self.resolve_type(d.type_ref)
+        if isinstance(t, T.BlockType):
+            args = self.ctor_arg_values(t.decl, d.args, d.pos)
+            py = self.gen_block_instance(t.decl, qualified, args)
+            sym = InstanceSym(t, py, qualified, t.decl)
+            self.out.line(f"{py} = make_{py}(rt)")
+        elif isinstance(t, T.ExternType):
+            py = self.unique("x_" + d.name)
+            sym = InstanceSym(t, py, qualified, d)
+            self.arch.instantiate(self, sym, d)
+        else:
+            raise P4TypeError.at(d.pos, f"cannot instantiate {t}")
+        self.scope.define(d.name, sym)
+        return sym
+
+    def instantiate_anonymous(self: ProgramGen, t: T.BlockType, pos: Any) -> InstanceSym:
+        qualified = f"{self.inst.qualified}.{t.name}" if self.inst else t.name
+        py = self.gen_block_instance(t.decl, qualified, {})
+        # define it in the enclosing factory (before the current closure is called)
+        self.hoisted.line(f"{py} = make_{py}(rt)")
+        return InstanceSym(t, py, qualified, t.decl)
+
+    def ctor_arg_values(
+        self: ProgramGen, decl: Any, args: tuple[A.Argument, ...], pos: Any
+    ) -> dict[str, Any]:
+        params = getattr(decl, "ctor_params", ())
+        if not params:
+            if args:
+                raise P4TypeError.at(pos, f"{decl.name} takes no constructor arguments")
+            return {}
+        bound = self.bind_args(params, args, pos)
+        out: dict[str, Any] = {}
+        for p, a in zip(params, bound, strict=True):
+            pt = self.resolve_type(p.type_ref)
+            if a is None:
+                continue
+            v = self.convert(self.expr(a, pt), pt, a.pos)
+            out[p.name] = (v, pt)
+        return out
+
+    def gen_block_instance(
+        self: ProgramGen, decl: Any, qualified: str, ctor_args: dict[str, Any]
+    ) -> str:
+        """Generate `def make_X(rt)` for one parser/control instance; return X."""
+        py = self.unique("i_" + qualified.replace(".", "_"))
+        saved = (self.out, self.scope, self.inst, self.func_ctx, self.hoisted)
+        factory = Emitter()
+        self.out = factory
+        self.scope = self.global_scope.child("instance")
+        self.inst = InstanceCtx(qualified)
+        self.func_ctx = None
+        try:
+            for name, (v, t) in ctor_args.items():
+                if v.is_const:
+                    self.scope.define(name, Const(v.const, t))
+                else:
+                    self.scope.define(name, Const(None, t, v.code))
+            if isinstance(decl, A.ParserDecl):
+                self.gen_parser_body(decl, py)
+            elif isinstance(decl, A.ControlDecl):
+                self.gen_control_body(decl, py)
+            else:
+                raise P4Unsupported.at(decl.pos, f"instance of {decl.name}")
+        finally:
+            self.out, self.scope, self.inst, self.func_ctx, self.hoisted = saved
+        self.out.line(f"def make_{py}(rt):")
+        with self.out.indent():
+            self.out.extend(factory)
+        return py
+
+    def _declare_cells(self: ProgramGen, params: tuple[A.Param, ...]) -> list[str]:
+        pys = self.params_into_scope(params, cell=True)
+        for py in pys:
+            self.inst.cells.append(py)
+            self.out.line(f"{py} = None")
+        return pys
+
+    def _control_locals(self: ProgramGen, locals_: tuple[A.Decl, ...]) -> list[tuple[str, A.Decl]]:
+        """Declare control/parser-level variables (cells, re-initialised per packet)."""
+        resets: list[tuple[str, A.Decl]] = []
+        for d in locals_:
+            if isinstance(d, A.VariableDecl):
+                t = self.resolve_type(d.type_ref)
+                py = self.local_name(d.name)
+                self.scope.define(d.name, Var(py, t, "", True))
+                self.inst.cells.append(py)
+                self.out.line(f"{py} = None")
+                resets.append((py, d))
+            elif isinstance(d, A.ConstantDecl):
+                t = self.resolve_type(d.type_ref)
+                v = self.convert(self.expr(d.value, t), t, d.value.pos)
+                self.scope.define(d.name, Const(v.const, t, v.code))
+            elif isinstance(d, A.Instance):
+                self.gen_instance(d, f"{self.inst.qualified}.{d.name}")
+            elif isinstance(d, A.ValueSetDecl):
+                self.gen_value_set(d)
+            elif isinstance(d, A.ActionDecl):
+                self.gen_action(d, self.qualify(d.name, d.annotations))
+            elif isinstance(d, A.TableDecl):
+                self.gen_table(d)
+            else:
+                raise P4Unsupported.at(d.pos, f"{type(d).__name__} inside a control")
+        return resets
+
+    def _emit_resets(self: ProgramGen, resets: list[tuple[str, A.Decl]]) -> None:
+        for py, d in resets:
+            assert isinstance(d, A.VariableDecl)
+            t = self.resolve_type(d.type_ref)
+            if d.init is not None:
+                v = self.convert(self.expr(d.init, t), t, d.init.pos)
+                self.out.line(f"{py} = {self.copy_code(v.code, t)}")
+            else:
+                self.out.line(f"{py} = {self.zero_code(t)}")
+
+    def qualify(self: ProgramGen, name: str, annots: A.Annots) -> str:
+        n = A.find_annotation(annots, "name")
+        if n is not None and n.string_value() is not None:
+            s = n.string_value() or name
+            if s.startswith("."):
+                return s[1:]
+            return f"{self.inst.qualified}.{s}" if self.inst else s
+        return f"{self.inst.qualified}.{name}" if self.inst else name
+
+    # ------------------------------------------------------------ controls
+    def gen_control_body(self: ProgramGen, d: A.ControlDecl, py: str) -> None:
+        params = self._declare_cells(d.params)
+        hoisted = Emitter()
+        self.hoisted = hoisted
+        resets = self._control_locals(d.locals)
+        self.out.extend(hoisted)
+        hoisted.lines.clear()
+        args = [f"p_{p}" for p in params]
+        self.out.line(f"def {py}({', '.join(args)}):")
+        saved_fn = self.func_ctx
+        self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params))
+        body = Emitter()
+        body.depth = 1
+        saved_out = self.out
+        self.out = body
+        try:
+            self.emit_nonlocal()
+            for p, a in zip(params, args, strict=True):
+                self.out.line(f"{p} = {a}")
+            self._emit_resets(resets)
+            if self.trace_enabled:
+                self.out.line(f"_trace('control', {self.inst.qualified!r})")
+            saved_scope = self.scope
+            self.scope = saved_scope.child()
+            for s in d.body.stmts:
+                self.stmt(s)
+            self.scope = saved_scope
+            if self.func_ctx.copy_back:
+                self.return_stmt(A.Return(d.pos, None))
+        finally:
+            self.out = saved_out
+            self.func_ctx = saved_fn
+        self.out.extend(hoisted)
+        self.out.lines.extend(body.lines)
+        if len(body.lines) == 0:
+            self.out.line("    pass")
+        self.out.line(f"return {py}")
+
+    # ------------------------------------------------------------ parsers
+    def gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
+        params = self._declare_cells(d.params)
+        self.hoisted = Emitter()
+        resets = self._control_locals(d.locals)
+        states = {s.name: StateSym(self.unique("s_" + s.name)) for s in d.states}
+        if "start" not in states:
+            raise P4TypeError.at(d.pos, f"parser {d.name} has no start state")
+        for name, sym in states.items():
+            self.scope.define(name, sym)
+        for s in d.states:
+            self.gen_state(s, states[s.name].py)
+        self.out.extend(self.hoisted)
+        args = [f"p_{p}" for p in params]
+        self.out.line(f"def {py}({', '.join(args)}):")
+        with self.out.indent():
+            self.emit_nonlocal()
+            for p, a in zip(params, args, strict=True):
+                self.out.line(f"{p} = {a}")
+            self._emit_resets(resets)
+            self.out.line(f"_st = {states['start'].py}")
+            self.out.line("while _st is not None:")
+            with self.out.indent():
+                self.out.line("_st = _st()")
+            outs = self.copy_back_codes(d.params, params)
+            if outs:
+                self.out.line(f"return ({', '.join(outs)},)")
+        self.out.line(f"return {py}")
+
+    def gen_state(self: ProgramGen, s: A.ParserState, py: str) -> None:
+        self.out.line(f"def {py}():")
+        saved_scope = self.scope
+        self.scope = saved_scope.child()
+        with self.out.indent():
+            self.emit_nonlocal()
+            if self.trace_enabled:
+                self.out.line(f"_trace('state', {s.name!r})")
+            for st in s.stmts:
+                self.stmt(st)
+            self.gen_transition(s)
+        self.scope = saved_scope
+
+    def state_target(self: ProgramGen, name: str, pos: Any) -> str:
+        if name == "accept":
+            return "None"
+        if name == "reject":
+            return "_reject"
+        sym = self.scope.lookup(name)
+        if not isinstance(sym, StateSym):
+            raise P4TypeError.at(pos, f"{name}: no such parser state")
+        return sym.py
+
+    def gen_transition(self: ProgramGen, s: A.ParserState) -> None:
+        tr = s.transition
+        if tr is None:
+            self.out.line("return _reject")
+            return
+        if isinstance(tr, str):
+            self.out.line(f"return {self.state_target(tr, s.pos)}")
+            return
+        keys = [self.expr(k) for k in tr.keys]
+        kpys = []
+        for k in keys:
+            tmp = self.temp()
+            self.out.line(f"{tmp} = {k.code}")
+            kpys.append(V(tmp, k.type))
+        for case in tr.cases:
+            cond = self.keyset_cond(case.keyset, kpys, case.pos)
+            target = self.state_target(case.state, case.pos)
+            if cond == "True":
+                self.out.line(f"return {target}")
+                return
+            self.out.line(f"if {cond}:")
+            with self.out.indent():
+                self.out.line(f"return {target}")
+        self.out.line(f"raise _ParserError({self.error_type.code('NoMatch')})")
+
+    def keyset_cond(self: ProgramGen, ks: A.Expr, keys: list[V], pos: Any) -> str:
+        items = list(ks.items) if isinstance(ks, A.TupleKeyset) else [ks]
+        if isinstance(ks, A.DefaultKeyset | A.DontCare):
+            return "True"
+        if len(keys) > 1 and len(items) == 1 and isinstance(ks, A.NameRef):
+            vs = self.scope.lookup(ks.name)
+            tup = "(" + ", ".join(k.code for k in keys) + ")"
+            return f"{vs.py}.match({tup})"
+        if len(items) != len(keys):
+            raise P4TypeError.at(pos, f"{len(items)} keyset values for {len(keys)} select keys")
+        conds = []
+        for item, key in zip(items, keys, strict=True):
+            c = self.simple_keyset_cond(item, key, pos)
+            if c != "True":
+                conds.append(c)
+        return " and ".join(conds) if conds else "True"

@@ -1,0 +1,274 @@
+"""Calls: methods of headers, stacks, tables and packets; actions; functions; externs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError, P4Unsupported
+from .exprs import V, _SymType, const_v
+from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym
+from .typeresolve import field_py
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
+
+
+def is_scalar(t: T.P4Type) -> bool:
+    return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
+
+
+def copies_back(p: A.Param, t: T.P4Type) -> bool:
+    """Does the caller assign this parameter's value back after the call?"""
+    return p.direction == "out" or (p.direction == "inout" and is_scalar(t))
+
+
+class CallMixin:
+    def bind_args(
+        self: ProgramGen, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Any
+    ) -> list[A.Expr | None]:
+        """Match arguments to parameters (positional or named, defaults, @optional)."""
+        out: list[A.Expr | None] = [None] * len(params)
+        given = [False] * len(params)
+        names = [p.name for p in params]
+        for i, a in enumerate(args):
+            if a.name is not None:
+                if a.name not in names:
+                    raise P4TypeError.at(a.pos, f"no parameter named {a.name}")
+                k = names.index(a.name)
+            else:
+                k = i
+                if k >= len(params):
+                    raise P4TypeError.at(a.pos, f"too many arguments ({len(args)} given)")
+            out[k] = a.value
+            given[k] = True
+        for k, p in enumerate(params):
+            if not given[k]:
+                if p.default is not None:
+                    out[k] = p.default
+                elif not any(an.name == "optional" for an in p.annotations):
+                    raise P4TypeError.at(pos, f"missing argument for parameter {p.name}")
+        return out
+
+    # ------------------------------------------------------------ entry points
+    def call_stmt(self: ProgramGen, c: A.Call) -> None:
+        v = self.call_expr(c, None, statement=True)
+        if v.code and v.code != "None":
+            self.out.line(v.code)
+
+    def call_expr(
+        self: ProgramGen, c: A.Call, expected: T.P4Type | None, statement: bool = False
+    ) -> V:
+        f = c.func
+        if isinstance(f, A.Member):
+            return self.method_call(c, f, statement)
+        if isinstance(f, A.NameRef):
+            sym = self.scope.lookup(f.name)
+            if isinstance(sym, ActionSym):
+                return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
+            if isinstance(sym, FunctionSym):
+                rt = self.resolve_type(sym.decl.proto.return_type)
+                return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
+            if isinstance(sym, ExternFunctionSym):
+                return self.arch.extern_function(self, sym.decl, c, statement)
+            if sym is None:
+                raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
+        raise P4TypeError.at(c.pos, "this expression cannot be called")
+
+    def invoke(
+        self: ProgramGen,
+        py: str,
+        params: tuple[A.Param, ...],
+        c: A.Call,
+        statement: bool,
+        ret: T.P4Type,
+        extra_first: tuple[str, ...] = (),
+    ) -> V:
+        """Call a generated function with copy-in/copy-out of out and inout scalars."""
+        bound = self.bind_args(params, c.args, c.pos)
+        codes: list[str] = list(extra_first)
+        backs: list[tuple[A.Expr, T.P4Type]] = []
+        for p, a in zip(params, bound, strict=True):
+            pt = self.resolve_type(p.type_ref)
+            if a is None:
+                codes.append(self.zero_code(pt))
+                continue
+            if p.direction in ("out", "inout"):
+                v = self.expr(a)
+                if p.direction == "out" and not is_scalar(pt):
+                    codes.append(self.zero_code(pt))
+                else:
+                    codes.append(self.convert(v, pt, a.pos).code)
+                if copies_back(p, pt):
+                    backs.append((a, pt))
+            else:
+                v = self.convert(self.expr(a, pt), pt, a.pos)
+                codes.append(self.copy_code(v.code, pt) if not is_scalar(pt) else v.code)
+        call = f"{py}({', '.join(codes)})"
+        has_ret = not isinstance(ret, T.VoidType)
+        if not backs:
+            return V(call, ret) if has_ret or not statement else V(call, T.VOID)
+        tmp = self.temp()
+        self.out.line(f"{tmp} = {call}")
+        k = 1 if has_ret else 0
+        for i, (a, pt) in enumerate(backs):
+            self.assign(a, V(f"{tmp}[{i + k}]", pt))
+        return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)
+
+    # ------------------------------------------------------------ methods
+    def method_call(self: ProgramGen, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
+        if isinstance(f.base, A.TypeNameExpr):
+            t = self.resolve_type(f.base.ref)
+            if f.name in ("minSizeInBits", "maxSizeInBits"):
+                return const_v(T.width_of(t), T.INT)
+            if f.name in ("minSizeInBytes", "maxSizeInBytes"):
+                return const_v((T.width_of(t) + 7) // 8, T.INT)
+            if f.name == "apply" and isinstance(t, T.BlockType):
+                inst = self.instantiate_anonymous(t, c.pos)
+                return self.apply_instance(inst, c, statement)
+            raise P4TypeError.at(c.pos, f"{t} has no method {f.name}")
+        base = self.expr(f.base)
+        bt = T.strip_newtype(base.type)
+        if isinstance(bt, _SymType):
+            sym = bt.sym
+            if isinstance(sym, TableSym):
+                if f.name != "apply":
+                    raise P4TypeError.at(c.pos, f"tables have no method {f.name}")
+                if self.in_action:
+                    raise P4TypeError.at(c.pos, "a table cannot be applied inside an action")
+                return V(f"{sym.py}()", T.ApplyResultType(sym))
+            if isinstance(sym, InstanceSym):
+                it = sym.type
+                if isinstance(it, T.BlockType):
+                    if f.name != "apply":
+                        raise P4TypeError.at(c.pos, f"{it} has no method {f.name}")
+                    return self.apply_instance(sym, c, statement)
+                if isinstance(it, T.ExternType):
+                    if it.name in ("packet_in", "packet_out"):
+                        return self.packet_method(sym, f.name, c, statement)
+                    return self.arch.extern_method(self, sym, f.name, c, statement)
+            raise P4TypeError.at(c.pos, f"{f.name} cannot be called here")
+        if isinstance(bt, T.ExternType) and bt.name in ("packet_in", "packet_out"):
+            sym = InstanceSym(bt, base.code, bt.name)
+            return self.packet_method(sym, f.name, c, statement)
+        if isinstance(bt, T.StructLikeType):
+            return self.header_method(base, bt, f, c)
+        if isinstance(bt, T.StackType):
+            if f.name in ("push_front", "pop_front"):
+                n = self.const_int(c.args[0].value) if c.args and c.args[0].value else 1
+                return V(f"{base.code}.{f.name}({n})", T.VOID)
+        raise P4TypeError.at(c.pos, f"{base.type} has no method {f.name}")
+
+    def header_method(self: ProgramGen, base: V, bt: T.StructLikeType, f: A.Member, c: A.Call) -> V:
+        if f.name in ("minSizeInBits", "maxSizeInBits"):
+            return const_v(bt.bit_width(), T.INT)
+        if f.name in ("minSizeInBytes", "maxSizeInBytes"):
+            return const_v((bt.bit_width() + 7) // 8, T.INT)
+        if bt.is_union and f.name == "isValid":
+            parts = " or ".join(f"{base.code}.{field_py(n)}._v" for n in bt.fields) or "False"
+            return V(f"({parts})", T.BOOL)
+        if not bt.is_header:
+            raise P4TypeError.at(c.pos, f"{bt.name} has no method {f.name}")
+        if f.name == "isValid":
+            return V(f"{base.code}._v", T.BOOL)
+        union_siblings = self.union_siblings(f.base)
+        if f.name == "setValid":
+            for s in union_siblings:
+                self.out.line(f"{s}._v = False")
+            return V(f"{base.code}._sv()", T.VOID)
+        if f.name == "setInvalid":
+            return V(f"{base.code}._v = False", T.VOID)
+        raise P4TypeError.at(c.pos, f"headers have no method {f.name}")
+
+    def union_siblings(self: ProgramGen, e: A.Expr) -> list[str]:
+        """Python paths of the other members when `e` is a member of a header union."""
+        if isinstance(e, A.Member):
+            ut = T.strip_newtype(e.base.type) if e.base.type is not None else None
+            if isinstance(ut, T.StructLikeType) and ut.is_union:
+                b = self.expr(e.base).code
+                return [f"{b}.{field_py(n)}" for n in ut.fields if n != e.name]
+        return []
+
+    # ------------------------------------------------------------ sub-parsers and sub-controls
+    def apply_instance(self: ProgramGen, sym: InstanceSym, c: A.Call, statement: bool) -> V:
+        decl = sym.decl
+        params = decl.params
+        return self.invoke(f"{sym.py}", params, c, statement, T.VOID)
+
+    # ------------------------------------------------------------ packet_in / packet_out
+    def packet_method(
+        self: ProgramGen, sym: InstanceSym, name: str, c: A.Call, statement: bool
+    ) -> V:
+        pk = sym.py
+        if name == "extract":
+            if not c.args or c.args[0].value is None:
+                raise P4TypeError.at(c.pos, "extract needs a header")
+            target = c.args[0].value
+            if isinstance(target, A.Member) and target.name == "next":
+                stack = self.expr(target.base)
+                if not isinstance(T.strip_newtype(stack.type), T.StackType):
+                    raise P4TypeError.at(target.pos, ".next applies to header stacks")
+                h = self.temp()
+                self.out.line(f"{h} = {stack.code}.next_for_extract()")
+                hv = V(h, T.strip_newtype(stack.type).element)
+                after = f"{stack.code}.nxt += 1"
+            else:
+                hv = self.expr(target)
+                after = ""
+            ht = T.strip_newtype(hv.type)
+            if not isinstance(ht, T.StructLikeType) or not ht.is_header:
+                raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
+            siblings = self.union_siblings(target)
+            if len(c.args) > 1:
+                nbits = self.expr(c.args[1].value)  # type: ignore[arg-type]
+                self.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
+            else:
+                self.out.line(f"_extract({pk}, {hv.code})")
+            for s in siblings:
+                self.out.line(f"{s}._v = False")
+            if after:
+                self.out.line(after)
+            return V("", T.VOID)
+        if name == "lookahead":
+            if not c.type_args:
+                raise P4TypeError.at(c.pos, "lookahead needs a type argument")
+            t = self.resolve_type(c.type_args[0])
+            t0 = T.strip_newtype(t)
+            if isinstance(t0, T.StructLikeType):
+                return V(f"_lookahead_header({pk}, {t0.pyname})", t)
+            w = T.width_of(t0)
+            code = f"_lookahead({pk}, {w})"
+            if isinstance(t0, T.BoolType):
+                code = f"({code} != 0)"
+            elif isinstance(t0, T.BitType) and t0.signed:
+                code = f"_to_signed({code}, {w})"
+            return V(code, t)
+        if name == "advance":
+            n = self.expr(c.args[0].value)  # type: ignore[arg-type]
+            return V(f"_advance({pk}, {n.code})", T.VOID)
+        if name == "length":
+            return V(f"len({pk}.data)", T.BitType(32))
+        if name == "emit":
+            v = self.expr(c.args[0].value)  # type: ignore[arg-type]
+            self.emit_value(pk, v, c.pos)
+            return V("", T.VOID)
+        raise P4TypeError.at(c.pos, f"packet has no method {name}")
+
+    def emit_value(self: ProgramGen, pk: str, v: V, pos: Any) -> None:
+        t = T.strip_newtype(v.type)
+        if isinstance(t, T.StructLikeType):
+            if t.is_header:
+                self.out.line(f"_emit({pk}, {v.code})")
+                return
+            for n, ft in t.fields.items():
+                self.emit_value(pk, V(f"{v.code}.{field_py(n)}", ft), pos)
+            return
+        if isinstance(t, T.StackType):
+            self.out.line(f"for _h in {v.code}.h:")
+            with self.out.indent():
+                self.out.line(f"_emit({pk}, _h)")
+            return
+        raise P4Unsupported.at(pos, f"emit of a value of type {v.type}")

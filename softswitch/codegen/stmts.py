@@ -1,0 +1,192 @@
+"""Statements -> Python statements."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError, P4Unsupported
+from .exprs import V, as_bits, wrap_code
+from .symbols import Const, Var
+from .typeresolve import field_py, mask
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+
+class StmtMixin:
+    def stmt(self: ProgramGen, s: A.Stmt) -> None:  # noqa: C901
+        if isinstance(s, A.Assign):
+            target_type = self.expr(s.target).type
+            v = self.expr(s.value, target_type)
+            v = self.convert(v, target_type, s.pos)
+            self.assign(s.target, v)
+        elif isinstance(s, A.CallStmt):
+            self.call_stmt(s.call)
+        elif isinstance(s, A.If):
+            c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
+            self.out.line(f"if {c.code}:")
+            with self.out.indent():
+                self.block_scoped(s.then)
+            if s.other is not None:
+                self.out.line("else:")
+                with self.out.indent():
+                    self.block_scoped(s.other)
+        elif isinstance(s, A.Block):
+            self.block_scoped(s)
+        elif isinstance(s, A.VarDecl):
+            t = self.resolve_type(s.type_ref)
+            py = self.local_name(s.name)
+            if s.init is not None:
+                v = self.convert(self.expr(s.init, t), t, s.init.pos)
+                code = self.copy_code(v.code, t) if _needs_copy(s.init) else v.code
+            else:
+                code = self.zero_code(t)
+            self.scope.define(s.name, Var(py, t))
+            self.out.line(f"{py} = {code}")
+        elif isinstance(s, A.ConstDecl):
+            t = self.resolve_type(s.type_ref)
+            v = self.convert(self.expr(s.value, t), t, s.value.pos)
+            if v.is_const:
+                self.scope.define(s.name, Const(v.const, t))
+            else:
+                py = self.local_name(s.name)
+                self.out.line(f"{py} = {v.code}")
+                self.scope.define(s.name, Var(py, t))
+        elif isinstance(s, A.Exit):
+            self.out.line("raise _EXIT")
+        elif isinstance(s, A.Return):
+            self.return_stmt(s)
+        elif isinstance(s, A.Switch):
+            self.switch_stmt(s)
+        elif isinstance(s, A.EmptyStmt):
+            self.out.line("pass")
+        else:
+            raise P4Unsupported.at(s.pos, f"statement {type(s).__name__} here")
+
+    def block_scoped(self: ProgramGen, s: A.Stmt) -> None:
+        saved = self.scope
+        self.scope = saved.child()
+        try:
+            if isinstance(s, A.Block):
+                for x in s.stmts:
+                    self.stmt(x)
+            else:
+                self.stmt(s)
+        finally:
+            self.scope = saved
+
+    def return_stmt(self: ProgramGen, s: A.Return) -> None:
+        fn = self.func_ctx
+        if fn is None:
+            raise P4TypeError.at(s.pos, "return outside of a function, action or control")
+        parts: list[str] = []
+        if s.value is not None:
+            if fn.ret is None or isinstance(fn.ret, T.VoidType):
+                raise P4TypeError.at(s.pos, "this function returns no value")
+            parts.append(self.convert(self.expr(s.value, fn.ret), fn.ret, s.pos).code)
+        parts.extend(fn.copy_back)
+        if not parts:
+            self.out.line("return")
+        elif len(parts) == 1 and not fn.copy_back:
+            self.out.line(f"return {parts[0]}")
+        else:
+            self.out.line(f"return ({', '.join(parts)},)")
+
+    def switch_stmt(self: ProgramGen, s: A.Switch) -> None:
+        subj = self.expr(s.subject)
+        tmp = self.temp()
+        self.out.line(f"{tmp} = {subj.code}")
+        is_action = isinstance(subj.type, T.ActionEnumType)
+        pending: list[str] = []
+        first = True
+        seen_default = False
+        for case in s.cases:
+            if case.label is None:
+                cond = "True"
+                seen_default = True
+            elif is_action:
+                if not isinstance(case.label, A.NameRef):
+                    raise P4TypeError.at(case.pos, "switch on action_run needs action names")
+                aid = self.action_index(subj.type.table, case.label.name, case.pos)
+                cond = f"{tmp} == {aid}"
+            else:
+                lv = self.convert(self.expr(case.label, subj.type), subj.type, case.pos)
+                if not lv.is_const:
+                    raise P4TypeError.at(case.pos, "switch labels must be constants")
+                cond = f"{tmp} == {lv.code}"
+            pending.append(cond)
+            if case.body is None:
+                continue
+            kw = "if" if first else "elif"
+            cond_all = " or ".join(pending) if "True" not in pending else "True"
+            self.out.line(f"{kw} {cond_all}:")
+            first = False
+            with self.out.indent():
+                self.block_scoped(case.body)
+            pending = []
+        del seen_default
+
+    # ------------------------------------------------------------ assignment
+    def assign(self: ProgramGen, target: A.Expr, v: V) -> None:  # noqa: C901
+        t = target.type if target.type is not None else self.expr(target).type
+        code = v.code
+        if isinstance(T.strip_newtype(t), T.StructLikeType | T.StackType) and not code.startswith(
+            ("_mk(", "_Stack", "H_")
+        ):
+            code = self.copy_code(code, t)
+        if isinstance(target, A.NameRef):
+            sym = self.scope.lookup(target.name)
+            if not isinstance(sym, Var):
+                raise P4TypeError.at(target.pos, f"{target.name} cannot be assigned")
+            if sym.direction == "in" and self.func_ctx is not None and self.func_ctx.strict_in:
+                raise P4TypeError.at(target.pos, f"{target.name} is an 'in' parameter")
+            self.note_cell_use(sym)
+            self.out.line(f"{sym.py} = {code}")
+            return
+        if isinstance(target, A.Member):
+            base = self.expr(target.base)
+            bt = T.strip_newtype(base.type)
+            if isinstance(bt, T.StructLikeType):
+                if bt.is_union:
+                    # assigning a member header of a union invalidates the others
+                    for n in bt.fields:
+                        if n != target.name:
+                            self.out.line(f"{base.code}.{field_py(n)}._v = False")
+                self.out.line(f"{base.code}.{field_py(target.name)} = {code}")
+                return
+            if isinstance(bt, T.StackType) and target.name in ("next", "last"):
+                self.out.line(f"{base.code}.set_{target.name}({code})")
+                return
+            raise P4TypeError.at(target.pos, "this member cannot be assigned")
+        if isinstance(target, A.Index):
+            base = self.expr(target.base)
+            idx = self.expr(target.index)
+            if isinstance(T.strip_newtype(base.type), T.StackType):
+                if idx.is_const:
+                    self.out.line(f"{base.code}.h[{idx.const}] = {code}")
+                else:
+                    self.out.line(f"{base.code}.put({idx.code}, {code})")
+                return
+            raise P4Unsupported.at(target.pos, "assignment to an indexed tuple")
+        if isinstance(target, A.Slice):
+            base = self.expr(target.base)
+            bt = T.strip_newtype(base.type)
+            if not isinstance(bt, T.BitType):
+                raise P4TypeError.at(target.pos, "only bit values can be sliced")
+            hi, lo = self.const_int(target.hi), self.const_int(target.lo)
+            m = mask(hi - lo + 1)
+            clear = mask(bt.width) ^ (m << lo)
+            new = (
+                f"({as_bits(base.code, bt)} & {clear}) | (({as_bits(code, v.type)} & {m}) << {lo})"
+            )
+            if bt.signed:
+                new = wrap_code(new, bt)
+            self.assign(target.base, V(new, base.type))
+            return
+        raise P4TypeError.at(target.pos, "this expression cannot be assigned")
+
+
+def _needs_copy(e: A.Expr) -> bool:
+    return not isinstance(e, A.ListExpr | A.StructExpr | A.InvalidHeader)

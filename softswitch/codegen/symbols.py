@@ -1,0 +1,103 @@
+"""Names visible to generated code: what a P4 name means and how Python reaches it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..frontend.types import P4Type
+
+
+@dataclass(slots=True)
+class Var:
+    """A run-time value: local, parameter, control-level variable."""
+
+    py: str
+    type: P4Type
+    direction: str = ""  # parameter direction, "" for locals
+    cell: bool = False  # lives in an enclosing factory (needs `nonlocal` to assign)
+
+
+@dataclass(slots=True)
+class Const:
+    """A compile-time constant."""
+
+    value: Any
+    type: P4Type
+    py: str = ""
+
+
+@dataclass(slots=True)
+class ActionSym:
+    decl: Any
+    py: str
+    qualified: str
+
+
+@dataclass(slots=True)
+class TableSym:
+    decl: Any
+    py: str  # the generated apply function
+    qualified: str
+
+
+@dataclass(slots=True)
+class InstanceSym:
+    """An extern, parser or control instance."""
+
+    type: P4Type
+    py: str
+    qualified: str
+    decl: Any = None
+
+
+@dataclass(slots=True)
+class FunctionSym:
+    decl: Any
+    py: str
+
+
+@dataclass(slots=True)
+class ExternFunctionSym:
+    decl: Any
+
+
+@dataclass(slots=True)
+class TypeSym:
+    type: P4Type
+
+
+@dataclass(slots=True)
+class ValueSetSym:
+    py: str
+    type: P4Type
+    qualified: str
+
+
+@dataclass(slots=True)
+class StateSym:
+    py: str
+
+
+class Scope:
+    """A chain of name tables; inner scopes shadow outer ones."""
+
+    def __init__(self, parent: Scope | None = None, kind: str = "block") -> None:
+        self.parent = parent
+        self.kind = kind
+        self.names: dict[str, Any] = {}
+        self.cells: list[str] = field(default_factory=list) if False else []
+
+    def lookup(self, name: str) -> Any:
+        s: Scope | None = self
+        while s is not None:
+            if name in s.names:
+                return s.names[name]
+            s = s.parent
+        return None
+
+    def define(self, name: str, sym: Any) -> None:
+        self.names[name] = sym
+
+    def child(self, kind: str = "block") -> Scope:
+        return Scope(self, kind)

@@ -1,0 +1,341 @@
+"""Tables, select keysets and value sets."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..engine import matches as M
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError, P4Unsupported
+from .exprs import V, as_bits
+from .printer import expr_text
+from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
+from .typeresolve import mask
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+DEFAULT_TABLE_SIZE = 1024
+
+
+def annots_ir(annots: A.Annots) -> ir.Annotations:
+    return tuple((a.name, a.body) for a in annots)
+
+
+class TableGenMixin:
+    # ------------------------------------------------------------ select keysets
+    def simple_keyset_cond(self: ProgramGen, item: A.Expr, key: V, pos: Any) -> str:
+        kt = T.strip_newtype(key.type)
+        kcode = as_bits(key.code, kt) if isinstance(kt, T.BitType) else key.code
+        if isinstance(item, A.DefaultKeyset | A.DontCare):
+            return "True"
+        if isinstance(item, A.MaskKeyset):
+            v = self.convert(self.expr(item.value, key.type), key.type, pos)
+            m = self.convert(self.expr(item.mask, key.type), key.type, pos)
+            if not (v.is_const and m.is_const):
+                raise P4TypeError.at(pos, "keyset masks must be constants")
+            w = T.width_of(kt)
+            mm = m.const & mask(w)
+            return f"({kcode} & {mm}) == {v.const & mm & mask(w)}"
+        if isinstance(item, A.RangeKeyset):
+            lo = self.convert(self.expr(item.lo, key.type), key.type, pos)
+            hi = self.convert(self.expr(item.hi, key.type), key.type, pos)
+            return f"{lo.code} <= {key.code} <= {hi.code}"
+        if isinstance(item, A.NameRef):
+            sym = self.scope.lookup(item.name)
+            if isinstance(sym, ValueSetSym):
+                return f"{sym.py}.match(({key.code},))"
+        v = self.convert(self.expr(item, key.type), key.type, pos)
+        return f"{key.code} == {v.code}"
+
+    def gen_value_set(self: ProgramGen, d: A.ValueSetDecl) -> None:
+        t = self.resolve_type(d.element)
+        size = self.const_int(d.size)
+        qualified = self.qualify(d.name, d.annotations)
+        py = self.unique("vs_" + d.name)
+        fields = self.value_set_fields(t, d.pos)
+        self.info.value_sets[qualified] = ir.ValueSetSpec(
+            qualified, size, fields, annots_ir(d.annotations)
+        )
+        self.out.line(f"{py} = rt.value_set({qualified!r})")
+        self.scope.define(d.name, ValueSetSym(py, t, qualified))
+
+    def value_set_fields(self: ProgramGen, t: T.P4Type, pos: Any) -> tuple[ir.HeaderFieldSpec, ...]:
+        t0 = T.strip_newtype(t)
+        if isinstance(t0, T.StructLikeType):
+            return tuple(ir.HeaderFieldSpec(n, T.width_of(ft)) for n, ft in t0.fields.items())
+        return (ir.HeaderFieldSpec("", T.width_of(t0)),)
+
+    # ------------------------------------------------------------ actions
+    def record_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> None:
+        params = []
+        for p in d.params:
+            if p.direction:
+                continue
+            t = self.resolve_type(p.type_ref)
+            params.append(
+                ir.ParamSpec(p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p))
+            )
+        idn = A.find_annotation(d.annotations, "id")
+        if A.find_annotation(d.annotations, "hidden") is None:
+            self.info.actions.setdefault(
+                qualified,
+                ir.ActionSpec(
+                    qualified,
+                    tuple(params),
+                    annots_ir(d.annotations),
+                    idn.int_value() if idn else None,
+                ),
+            )
+
+    def named_type(self: ProgramGen, p: Any) -> str:
+        ref = p.type_ref
+        if isinstance(ref, A.NamedTypeRef) and ref.name in self.type_names:
+            return ref.name
+        return ""
+
+    def action_index(self: ProgramGen, table: TableSym, name: str, pos: Any) -> int:
+        for i, a in enumerate(table.decl.actions):
+            if a.name.lstrip(".") == name:
+                return i
+        raise P4TypeError.at(pos, f"{name} is not an action of table {table.decl.name}")
+
+    # ------------------------------------------------------------ tables
+    def gen_table(self: ProgramGen, d: A.TableDecl) -> None:  # noqa: C901
+        qualified = self.qualify(d.name, d.annotations)
+        py = self.unique("t_" + d.name)
+        tpy = self.unique("T_" + d.name)
+        sym = TableSym(d, py, qualified)
+        keys: list[ir.KeySpec] = []
+        sel_keys: list[ir.KeySpec] = []
+        key_codes: list[str] = []
+        sel_codes: list[str] = []
+        for k in d.keys:
+            v = self.expr(k.expr)
+            kt = T.strip_newtype(v.type)
+            if isinstance(kt, T.BoolType):
+                code, width = f"int({v.code})", 1
+            elif isinstance(kt, T.BitType | T.EnumType | T.ErrorType):
+                code, width = as_bits(v.code, kt), T.width_of(kt)
+            else:
+                raise P4TypeError.at(k.pos, f"cannot match on a value of type {v.type}")
+            if k.match_kind not in self.match_kind_type.members:
+                raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
+            nm = A.find_annotation(k.annotations, "name")
+            kname = (nm.string_value() if nm else None) or expr_text(k.expr)
+            spec = ir.KeySpec(
+                kname, k.match_kind, width, annots_ir(k.annotations), self.key_type_name(k.expr)
+            )
+            if k.match_kind == "selector":
+                sel_keys.append(spec)
+                sel_codes.append(code)
+            else:
+                keys.append(spec)
+                key_codes.append(code)
+        # actions
+        action_refs: list[ir.ActionRefSpec] = []
+        fns: list[str] = []
+        for ar in d.actions:
+            asym = self.scope.lookup(ar.name.lstrip("."))
+            if not isinstance(asym, ActionSym):
+                raise P4TypeError.at(ar.pos, f"{ar.name}: no such action")
+            scope = "TABLE_AND_DEFAULT"
+            if A.find_annotation(ar.annotations, "defaultonly"):
+                scope = "DEFAULT_ONLY"
+            elif A.find_annotation(ar.annotations, "tableonly"):
+                scope = "TABLE_ONLY"
+            action_refs.append(ir.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations)))
+            if ar.args:
+                fns.append(self.bound_action(asym, ar))
+            else:
+                fns.append(asym.py)
+        # default action
+        dprop = d.prop("default_action")
+        if dprop is not None:
+            dname, dargs = self.action_call_value(dprop.value, d, dprop.pos)
+            dconst = dprop.const
+        else:
+            dname, dargs, dconst = "NoAction", (), False
+            if not any(a.name == "NoAction" for a in action_refs):
+                nsym = self.scope.lookup("NoAction")
+                if isinstance(nsym, ActionSym):
+                    action_refs.append(
+                        ir.ActionRefSpec("NoAction", "DEFAULT_ONLY", (("defaultonly", ""),))
+                    )
+                    fns.append(nsym.py)
+        size = DEFAULT_TABLE_SIZE
+        sprop = d.prop("size")
+        if sprop is not None:
+            size = self.const_int(sprop.value)
+        impl = self.table_instance_prop(d, "implementation")
+        dcounter = self.table_instance_prop(d, "counters")
+        dmeter = self.table_instance_prop(d, "meters")
+        timeout = d.prop("support_timeout")
+        has_prio = any(k.match_kind in ("ternary", "range", "optional") for k in keys)
+        entries = None
+        if d.entries is not None:
+            entries = tuple(self.const_entry(e, d, keys, has_prio) for e in d.entries)
+        spec = ir.TableSpec(
+            name=qualified,
+            keys=tuple(keys),
+            actions=tuple(action_refs),
+            size=size,
+            default_action=dname,
+            default_args=dargs,
+            default_const=dconst,
+            const_entries=entries,
+            entries_const=d.entries_const,
+            implementation=impl,
+            direct_counter=dcounter,
+            direct_meter=dmeter,
+            selector_keys=tuple(sel_keys),
+            support_timeout=bool(timeout and self.expr(timeout.value).const),
+            annotations=annots_ir(d.annotations),
+            hidden=A.find_annotation(d.annotations, "hidden") is not None,
+            has_priority=has_prio,
+        )
+        self.info.tables[qualified] = spec
+        self.out.line(
+            f"{tpy} = rt.table({qualified!r}, ({', '.join(fns)}{',' if len(fns) == 1 else ''}))"
+        )
+        self.out.line(f"def {py}():")
+        with self.out.indent():
+            self.emit_nonlocal()
+            key = "(" + ", ".join(key_codes) + ("," if len(key_codes) == 1 else "") + ")"
+            if sel_codes:
+                sel = "(" + ", ".join(sel_codes) + ("," if len(sel_codes) == 1 else "") + ")"
+                self.out.line(f"_r = {tpy}.lookup({key}, {sel})")
+            else:
+                self.out.line(f"_r = {tpy}.lookup({key})")
+            if self.trace_enabled:
+                self.out.line(f"_trace('table', {qualified!r}, _r)")
+            self.out.line("_r[2](*_r[3])")
+            self.out.line("return _r")
+        self.scope.define(d.name, sym)
+
+    def key_type_name(self: ProgramGen, e: A.Expr) -> str:
+        return ""
+
+    def bound_action(self: ProgramGen, asym: ActionSym, ar: A.ActionRef) -> str:
+        """`actions = { a(x); }`: the leading directional parameters are bound here."""
+        py = self.unique(asym.py + "_bound")
+        dir_params = [p for p in asym.decl.params if p.direction]
+        if len(ar.args) > len(dir_params):
+            raise P4TypeError.at(ar.pos, "too many bound arguments")
+        codes = []
+        for p, a in zip(dir_params, ar.args, strict=False):
+            if p.direction != "in":
+                raise P4Unsupported.at(ar.pos, "out/inout arguments bound in a table's actions")
+            pt = self.resolve_type(p.type_ref)
+            codes.append(self.convert(self.expr(a.value, pt), pt, a.pos).code)  # type: ignore[arg-type]
+        self.out.line(f"def {py}(*cp):")
+        with self.out.indent():
+            self.emit_nonlocal()
+            self.out.line(f"return {asym.py}({', '.join(codes)}, *cp)")
+        return py
+
+    def table_instance_prop(self: ProgramGen, d: A.TableDecl, prop: str) -> str | None:
+        p = d.prop(prop)
+        if p is None:
+            return None
+        if isinstance(p.value, A.NameRef):
+            sym = self.scope.lookup(p.value.name)
+            if isinstance(sym, InstanceSym):
+                return sym.qualified
+            raise P4TypeError.at(p.pos, f"{p.value.name} is not an extern instance")
+        if isinstance(p.value, A.Construct):
+            # an anonymous instance: `implementation = action_profile(128);`
+            inst = A.Instance(p.pos, f"{d.name}_{prop}", p.value.ref, p.value.args)
+            sym = self.gen_instance(inst, self.qualify(d.name, d.annotations))
+            return sym.qualified
+        raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
+
+    def action_call_value(
+        self: ProgramGen, e: A.Expr, d: A.TableDecl, pos: Any
+    ) -> tuple[str, tuple[int, ...]]:
+        if isinstance(e, A.NameRef):
+            name, args = e.name, ()
+        elif isinstance(e, A.Call) and isinstance(e.func, A.NameRef):
+            name, args = e.func.name, e.args
+        elif isinstance(e, A.ActionRef):
+            name, args = e.name, e.args
+        else:
+            raise P4TypeError.at(pos, "an action call is expected")
+        name = name.lstrip(".")
+        asym = self.scope.lookup(name)
+        if not isinstance(asym, ActionSym):
+            raise P4TypeError.at(pos, f"{name}: no such action")
+        if not any(a.name.lstrip(".") == name for a in d.actions):
+            raise P4TypeError.at(pos, f"{name} is not in the actions of table {d.name}")
+        cp = [p for p in asym.decl.params if not p.direction]
+        if len(args) != len(cp):
+            raise P4TypeError.at(pos, f"{name} takes {len(cp)} control-plane arguments")
+        vals = []
+        for p, a in zip(cp, args, strict=True):
+            pt = self.resolve_type(p.type_ref)
+            v = self.convert(self.expr(a.value, pt), pt, a.pos)  # type: ignore[arg-type]
+            if not v.is_const:
+                raise P4TypeError.at(a.pos, "action arguments here must be constants")
+            vals.append(int(v.const) & mask(T.width_of(pt)))
+        return asym.qualified, tuple(vals)
+
+    def const_entry(
+        self: ProgramGen,
+        e: A.TableEntryDecl,
+        d: A.TableDecl,
+        keys: list[ir.KeySpec],
+        has_prio: bool,
+    ) -> ir.ConstEntrySpec:
+        items = list(e.keyset.items) if isinstance(e.keyset, A.TupleKeyset) else [e.keyset]
+        if len(items) != len(keys):
+            raise P4TypeError.at(e.pos, f"{len(items)} key values for {len(keys)} keys")
+        matches = []
+        key_exprs = [k for k in d.keys if k.match_kind != "selector"]
+        for item, k, kd in zip(items, keys, key_exprs, strict=True):
+            matches.append(self.entry_match(item, k, kd.expr.type, e.pos))
+        name, args = self.action_call_value(e.action, d, e.pos)
+        prio = self.const_int(e.priority) if e.priority is not None else None
+        return ir.ConstEntrySpec(tuple(matches), name, args, prio)
+
+    def entry_match(self: ProgramGen, item: A.Expr, k: ir.KeySpec, kt: Any, pos: Any) -> M.Match:
+        w = k.width
+        ty = (
+            kt
+            if kt is not None and not isinstance(T.strip_newtype(kt), T.BoolType)
+            else T.BitType(w)
+        )
+
+        def val(x: A.Expr) -> int:
+            v = self.expr(x, ty)
+            if isinstance(T.strip_newtype(v.type), T.BoolType):
+                return int(bool(v.const))
+            v = self.convert(v, ty, pos)
+            if not v.is_const:
+                raise P4TypeError.at(pos, "entry keys must be constants")
+            return int(v.const) & mask(w)
+
+        if isinstance(item, A.DefaultKeyset | A.DontCare):
+            return M.Wildcard()
+        if isinstance(item, A.MaskKeyset):
+            value, m = val(item.value), val(item.mask)
+            if k.match_kind == "lpm":
+                plen = M.prefix_len_of_mask(m, w)
+                if plen is None:
+                    raise P4TypeError.at(pos, "lpm mask must be a prefix")
+                return M.Lpm(value & m, plen)
+            return M.Ternary(value & m, m)
+        if isinstance(item, A.RangeKeyset):
+            return M.Range(val(item.lo), val(item.hi))
+        v = val(item)
+        if k.match_kind == "lpm":
+            return M.Lpm(v, w)
+        if k.match_kind == "ternary":
+            return M.Ternary(v, mask(w))
+        if k.match_kind == "range":
+            return M.Range(v, v)
+        return M.Exact(v)
+
+    def gen_table_value(self: ProgramGen, v: V) -> V:
+        return v

@@ -1,0 +1,242 @@
+"""Type references -> semantic types, and the Python classes for headers and structs."""
+
+from __future__ import annotations
+
+import keyword
+from typing import TYPE_CHECKING
+
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError, P4Unsupported
+from .emitter import Emitter
+from .symbols import TypeSym
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+
+def field_py(name: str) -> str:
+    """The Python attribute that holds P4 field `name`."""
+    if keyword.iskeyword(name) or name.startswith("_") or name in ("mro",):
+        return "f_" + name
+    return name
+
+
+def mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def wrap_value(v: int, t: T.BitType) -> int:
+    v &= mask(t.width)
+    if t.signed and t.width and v >> (t.width - 1):
+        v -= 1 << t.width
+    return v
+
+
+class TypeMixin:
+    def resolve_type(self: ProgramGen, ref: A.TypeRef) -> T.P4Type:
+        if isinstance(ref, A.BitTypeRef):
+            if ref.width is None:
+                return T.BitType(1, ref.signed)
+            w = self.const_int(ref.width)
+            if w < 0 or (ref.signed and w == 0):
+                raise P4TypeError.at(ref.pos, f"invalid width {w}")
+            return T.BitType(w, ref.signed)
+        if isinstance(ref, A.VarbitTypeRef):
+            return T.VarbitType(self.const_int(ref.width))
+        if isinstance(ref, A.SimpleTypeRef):
+            match ref.kind:
+                case "bool":
+                    return T.BOOL
+                case "error":
+                    return self.error_type
+                case "match_kind":
+                    return self.match_kind_type
+                case "string":
+                    return T.STRING
+                case "int":
+                    return T.INT
+                case "void":
+                    return T.VOID
+                case "_":
+                    return T.DONTCARE
+        if isinstance(ref, A.StackTypeRef):
+            elem = self.resolve_type(ref.element)
+            if not isinstance(elem, T.StructLikeType) or elem.kind == "struct":
+                raise P4TypeError.at(ref.pos, f"stack element {elem} must be a header")
+            return T.StackType(elem, self.const_int(ref.size))
+        if isinstance(ref, A.TupleTypeRef):
+            return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
+        if isinstance(ref, A.NamedTypeRef):
+            sym = self.scope.lookup(ref.name)
+            if not isinstance(sym, TypeSym):
+                raise P4TypeError.at(ref.pos, f"{ref.name}: unknown type")
+            t = sym.type
+            if ref.args and isinstance(t, T.ExternType):
+                args = tuple(self.resolve_type(a) for a in ref.args)
+                return T.ExternType(t.name, t.decl, args)
+            return t
+        raise P4Unsupported.at(ref.pos, f"type {ref!r}")
+
+    # ------------------------------------------------------------ declarations of types
+    def declare_struct(self: ProgramGen, d: A.StructLikeDecl) -> None:
+        fields: dict[str, T.P4Type] = {}
+        st = T.StructLikeType(d.kind, d.name, fields, "", d.annotations)
+        self.scope.define(d.name, TypeSym(st))
+        for f in d.fields:
+            ft = self.resolve_type(f.type_ref)
+            if d.kind == "header" and not isinstance(
+                T.strip_newtype(ft), T.BitType | T.VarbitType | T.BoolType | T.EnumType
+            ):
+                raise P4TypeError.at(f.pos, f"header field {f.name} cannot have type {ft}")
+            if d.kind == "header_union" and not (isinstance(ft, T.StructLikeType) and ft.is_header):
+                raise P4TypeError.at(f.pos, "header_union fields must be headers")
+            if f.name in fields:
+                raise P4TypeError.at(f.pos, f"duplicate field {f.name}")
+            fields[f.name] = ft
+        if d.kind == "header":
+            width = sum(T.width_of(t) for t in fields.values())
+            if width % 8 and not any(isinstance(t, T.VarbitType) for t in fields.values()):
+                self.warn(d.pos, f"header {d.name} is {width} bits, not a multiple of 8")
+        st.pyname = self.unique("H_" + d.name)
+        self.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
+        self.emit_struct_class(st)
+
+    def emit_struct_class(self: ProgramGen, st: T.StructLikeType) -> None:
+        out = Emitter()
+        names = [field_py(n) for n in st.fields]
+        slots = [*names, "_v"] if st.is_header else names
+        if st.is_header and any(isinstance(t, T.VarbitType) for t in st.fields.values()):
+            slots.append("_vw")
+        out.line(f"class {st.pyname}:")
+        with out.indent():
+            out.line(f"__slots__ = {tuple(slots)!r}")
+            out.line(f"_p4name = {st.name!r}")
+            out.line(f"_kind = {st.kind!r}")
+            out.line(f"_fields = {tuple(st.fields)!r}")
+            if st.is_header:
+                out.line(f"_widths = {tuple(T.width_of(t) for t in st.fields.values())!r}")
+                out.line(f"_signed = {tuple(self._signed(t) for t in st.fields.values())!r}")
+                out.line(f"_bytes = {(st.bit_width() + 7) // 8}")
+            out.line("")
+            out.line("def __init__(self):")
+            with out.indent():
+                for n, t in st.fields.items():
+                    out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
+                if st.is_header:
+                    out.line("self._v = False")
+                    if "_vw" in slots:
+                        out.line("self._vw = 0")
+            out.line("")
+            out.line("def _copy(self):")
+            with out.indent():
+                out.line(f"c = _new({st.pyname})")
+                for n, t in st.fields.items():
+                    out.line(f"c.{field_py(n)} = {self.copy_code('self.' + field_py(n), t)}")
+                if st.is_header:
+                    out.line("c._v = self._v")
+                    if "_vw" in slots:
+                        out.line("c._vw = self._vw")
+                out.line("return c")
+            if st.is_header and "_vw" not in slots:
+                self._emit_pack_unpack(out, st)
+            if st.is_header:
+                out.line("")
+                out.line("def _sv(self):")
+                with out.indent():
+                    out.line("if not self._v:")
+                    with out.indent():
+                        for n, t in st.fields.items():
+                            out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
+                        out.line("self._v = True")
+        out.line("")
+        self.classes.extend(out)
+
+    def _emit_pack_unpack(self: ProgramGen, out: Emitter, st: T.StructLikeType) -> None:
+        """`_ext(v)` sets the fields from the header's bits as one int; `_pack()` is the inverse."""
+        total = st.bit_width()
+        shift = total
+        ext: list[str] = []
+        pack: list[str] = []
+        for n, t in st.fields.items():
+            w = T.width_of(t)
+            shift -= w
+            f = "self." + field_py(n)
+            m = mask(w)
+            part = f"v >> {shift} & {m}" if shift else f"v & {m}"
+            t0 = T.strip_newtype(t)
+            if isinstance(t0, T.BoolType):
+                ext.append(f"{f} = bool({part})")
+                pack.append(f"int({f}) << {shift}" if shift else f"int({f})")
+            elif self._signed(t0):
+                ext.append(f"{f} = _to_signed({part}, {w})")
+                pack.append(f"({f} & {m}) << {shift}" if shift else f"({f} & {m})")
+            else:
+                ext.append(f"{f} = {part}")
+                pack.append(f"{f} << {shift}" if shift else f)
+        out.line("")
+        out.line("def _ext(self, v):")
+        with out.indent():
+            for ln in ext:
+                out.line(ln)
+            out.line("self._v = True")
+        out.line("")
+        out.line("def _pack(self):")
+        with out.indent():
+            out.line(f"return {' | '.join(pack) or '0'}")
+
+    @staticmethod
+    def _signed(t: T.P4Type) -> bool:
+        t = T.strip_newtype(t)
+        return isinstance(t, T.BitType) and t.signed
+
+    def zero_code(self: ProgramGen, t: T.P4Type) -> str:
+        """Python expression for the initial value of a variable of type t (BMv2: zeros)."""
+        t = T.strip_newtype(t)
+        if isinstance(t, T.BitType | T.IntLiteralType | T.VarbitType | T.ErrorType):
+            return "0"
+        if isinstance(t, T.BoolType):
+            return "False"
+        if isinstance(t, T.EnumType):
+            return "0"
+        if isinstance(t, T.StructLikeType):
+            return f"{t.pyname}()"
+        if isinstance(t, T.StackType):
+            return f"_Stack({t.element.pyname}, {t.size})"
+        if isinstance(t, T.TupleType):
+            inner = ", ".join(self.zero_code(e) for e in t.elements)
+            return f"({inner}{',' if len(t.elements) == 1 else ''})"
+        if isinstance(t, T.StringType):
+            return "''"
+        return "None"
+
+    def copy_code(self: ProgramGen, code: str, t: T.P4Type) -> str:
+        t = T.strip_newtype(t)
+        if isinstance(t, T.StructLikeType | T.StackType):
+            return f"{code}._copy()"
+        if isinstance(t, T.TupleType) and any(
+            isinstance(T.strip_newtype(e), T.StructLikeType | T.StackType) for e in t.elements
+        ):
+            return f"_copy_tuple({code})"
+        return code
+
+    def declare_enum(self: ProgramGen, d: A.EnumDecl) -> None:
+        if d.underlying is None:
+            et = T.EnumType(d.name, d.members)
+        else:
+            ut = self.resolve_type(d.underlying)
+            if not isinstance(ut, T.BitType):
+                raise P4TypeError.at(d.pos, "serializable enums need a bit<W> or int<W> type")
+            values = {}
+            for m, e in zip(d.members, d.values, strict=True):
+                values[m] = wrap_value(self.const_int(e), ut)
+            et = T.EnumType(d.name, d.members, ut, values)
+        self.scope.define(d.name, TypeSym(et))
+
+    def declare_typedef(self: ProgramGen, d: A.TypedefDecl) -> None:
+        base = self.resolve_type(d.type_ref)
+        if d.newtype:
+            self.scope.define(d.name, TypeSym(T.NewType(d.name, base)))
+        else:
+            self.scope.define(d.name, TypeSym(base))
+        self.type_names[d.name] = base

@@ -1,0 +1,269 @@
+"""Helpers that generated code calls: packets, header stacks, equality, parser errors.
+
+Generated modules do `from softswitch.engine.runtime import *`; every name here that the
+generator emits is listed in `__all__`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "_EXIT",
+    "_ExitSignal",
+    "_ParserError",
+    "_Reject",
+    "_Stack",
+    "_advance",
+    "_copy_tuple",
+    "_div",
+    "_emit",
+    "_eq",
+    "_extract",
+    "_extract_varbit",
+    "_lookahead",
+    "_lookahead_header",
+    "_mk",
+    "_mod",
+    "_new",
+    "_reject",
+    "_shl",
+    "_to_signed",
+    "PacketReader",
+]
+
+PACKET_TOO_SHORT = 1
+STACK_OUT_OF_BOUNDS = 3
+HEADER_TOO_SHORT = 4
+PARSER_INVALID_ARGUMENT = 6
+
+_new = object.__new__
+
+
+class _ExitSignal(Exception):
+    """Raised by `exit`: ends the current top-level control."""
+
+
+_EXIT = _ExitSignal()
+
+
+class _ParserError(Exception):
+    """Ends parsing with `standard_metadata.parser_error` set to `code`."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Reject(Exception):
+    """`transition reject` without an error of its own."""
+
+
+def _reject() -> None:
+    raise _Reject()
+
+
+class PacketReader:
+    """The `packet_in` of a parser: the received bytes and a byte cursor."""
+
+    __slots__ = ("data", "off")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.off = 0
+
+
+def _extract(pk: PacketReader, h: Any) -> None:
+    n = h._bytes
+    off = pk.off
+    end = off + n
+    if end > len(pk.data):
+        raise _ParserError(PACKET_TOO_SHORT)
+    h._ext(int.from_bytes(pk.data[off:end], "big"))
+    pk.off = end
+
+
+def _extract_varbit(pk: PacketReader, h: Any, nbits: int) -> None:
+    """Extract a header with one varbit field of `nbits` bits (BMv2's rules)."""
+    widths = h._widths
+    fields = h.__slots__
+    vidx = next(i for i, w in enumerate(widths) if _is_varbit(h, i))
+    fixed = sum(w for i, w in enumerate(widths) if i != vidx)
+    if nbits > widths[vidx]:
+        raise _ParserError(HEADER_TOO_SHORT)
+    if (fixed + nbits) % 8:
+        raise _ParserError(PARSER_INVALID_ARGUMENT)
+    n = (fixed + nbits) // 8
+    if pk.off + n > len(pk.data):
+        raise _ParserError(PACKET_TOO_SHORT)
+    v = int.from_bytes(pk.data[pk.off : pk.off + n], "big")
+    shift = fixed + nbits
+    for i, w in enumerate(widths):
+        w = nbits if i == vidx else w
+        shift -= w
+        setattr(h, fields[i], (v >> shift) & ((1 << w) - 1))
+    h._vw = nbits
+    h._v = True
+    pk.off += n
+
+
+def _is_varbit(h: Any, i: int) -> bool:
+    return i in getattr(h, "_varbit", ())
+
+
+def _lookahead(pk: PacketReader, width: int) -> int:
+    n = (width + 7) // 8
+    if pk.off + n > len(pk.data):
+        raise _ParserError(PACKET_TOO_SHORT)
+    v = int.from_bytes(pk.data[pk.off : pk.off + n], "big")
+    return v >> (n * 8 - width)
+
+
+def _lookahead_header(pk: PacketReader, cls: type) -> Any:
+    h = cls()
+    n = h._bytes
+    if pk.off + n > len(pk.data):
+        raise _ParserError(PACKET_TOO_SHORT)
+    h._ext(int.from_bytes(pk.data[pk.off : pk.off + n], "big"))
+    return h
+
+
+def _advance(pk: PacketReader, nbits: int) -> None:
+    n = nbits // 8
+    if pk.off + n > len(pk.data):
+        raise _ParserError(PACKET_TOO_SHORT)
+    pk.off += n
+
+
+def _emit(out: bytearray, h: Any) -> None:
+    if h._v:
+        if hasattr(h, "_vw"):
+            out += _pack_varbit(h)
+        else:
+            out += h._pack().to_bytes(h._bytes, "big")
+
+
+def _pack_varbit(h: Any) -> bytes:
+    v = 0
+    total = 0
+    for i, (name, w) in enumerate(zip(h.__slots__, h._widths, strict=False)):
+        w = h._vw if _is_varbit(h, i) else w
+        v = (v << w) | (getattr(h, name) & ((1 << w) - 1))
+        total += w
+    return v.to_bytes(total // 8, "big")
+
+
+def _to_signed(v: int, width: int) -> int:
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+def _shl(v: int, n: int, width: int, signed: int) -> int:
+    if n >= width:
+        return 0
+    r = (v << n) & ((1 << width) - 1)
+    return _to_signed(r, width) if signed else r
+
+
+def _div(x: int, y: int, m: int) -> int:
+    return 0 if y == 0 else x // y
+
+
+def _mod(x: int, y: int, m: int) -> int:
+    return 0 if y == 0 else x % y
+
+
+def _mk(cls: type, values: tuple[Any, ...], valid: bool = False) -> Any:
+    obj = cls()
+    for name, v in zip(cls._fields, values, strict=True):
+        setattr(obj, _attr(name), v)
+    if valid:
+        obj._v = True
+    return obj
+
+
+def _attr(name: str) -> str:
+    import keyword
+
+    if keyword.iskeyword(name) or name.startswith("_") or name == "mro":
+        return "f_" + name
+    return name
+
+
+def _copy_tuple(t: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(x._copy() if hasattr(x, "_copy") else x for x in t)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    """P4 equality of any two values of the same type (headers: both invalid are equal)."""
+    if isinstance(a, int | bool) or a is None:
+        return a == b
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, _Stack):
+        return all(_eq(x, y) for x, y in zip(a.h, b.h, strict=True))
+    kind = getattr(a, "_kind", None)
+    if kind == "header":
+        if a._v != b._v:
+            return False
+        if not a._v:
+            return True
+    return all(_eq(getattr(a, _attr(f)), getattr(b, _attr(f))) for f in a._fields)
+
+
+class _Stack:
+    """A header stack: `h` holds the elements, `nxt` is the index of `.next`."""
+
+    __slots__ = ("cls", "h", "nxt", "size")
+
+    def __init__(self, cls: type, size: int) -> None:
+        self.cls = cls
+        self.size = size
+        self.h = [cls() for _ in range(size)]
+        self.nxt = 0
+
+    @classmethod
+    def of(cls, elem: type, size: int, items: list[Any]) -> _Stack:
+        s = cls(elem, size)
+        s.h = [x._copy() for x in items]
+        return s
+
+    def _copy(self) -> _Stack:
+        c = _new(_Stack)
+        c.cls = self.cls
+        c.size = self.size
+        c.h = [x._copy() for x in self.h]
+        c.nxt = self.nxt
+        return c
+
+    def next_for_extract(self) -> Any:
+        if self.nxt >= self.size:
+            raise _ParserError(STACK_OUT_OF_BOUNDS)
+        return self.h[self.nxt]
+
+    def next(self) -> Any:
+        return self.next_for_extract()
+
+    def last(self) -> Any:
+        if self.nxt == 0 or self.nxt > self.size:
+            raise _ParserError(STACK_OUT_OF_BOUNDS)
+        return self.h[self.nxt - 1]
+
+    def at(self, i: int) -> Any:
+        if i >= self.size:
+            # BMv2 reports an error and uses the last element
+            return self.h[self.size - 1]
+        return self.h[i]
+
+    def put(self, i: int, v: Any) -> None:
+        if i < self.size:
+            self.h[i] = v
+
+    def push_front(self, n: int) -> None:
+        n = min(n, self.size)
+        self.h = [self.cls() for _ in range(n)] + self.h[: self.size - n]
+        self.nxt = min(self.nxt + n, self.size)
+
+    def pop_front(self, n: int) -> None:
+        n = min(n, self.size)
+        self.h = self.h[n:] + [self.cls() for _ in range(n)]
+        self.nxt = max(self.nxt - n, 0)

@@ -1,0 +1,315 @@
+"""Match-action tables: entries, lookups, default actions, direct resources.
+
+Lookups avoid linear scans where the key allows it: all-exact keys use one dict; exact keys
+plus one lpm key use one dict per prefix length, longest first; ternary, range and optional
+keys use a list kept in priority order (larger priority first, as P4Runtime defines it; equal
+priorities keep insertion order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import ir
+from . import matches as M
+from .errors import AlreadyExists, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
+
+Result = tuple[bool, int, Callable[..., Any], tuple[int, ...], Any]
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    matches: tuple[M.Match, ...]
+    priority: int
+    action: str
+    args: tuple[int, ...]
+    member: int | None = None  # action profile member id (indirect tables)
+    group: int | None = None  # action profile group id (indirect tables)
+    seq: int = 0
+    packets: int = 0
+    bytes: int = 0
+    meter: Any = None
+    timeout_ns: int = 0
+    last_hit_us: int = 0
+    const: bool = False
+    result: Result | None = field(default=None, repr=False)
+
+
+class Table:
+    """One table of a loaded program."""
+
+    def __init__(
+        self,
+        spec: ir.TableSpec,
+        fns: Sequence[Callable[..., Any]],
+        actions: dict[str, ir.ActionSpec],
+        context: Any = None,
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.context = context
+        self.kinds = tuple(k.match_kind for k in spec.keys)
+        self.widths = tuple(k.width for k in spec.keys)
+        self.action_names = tuple(a.name for a in spec.actions)
+        self.action_fns = dict(zip(self.action_names, fns, strict=True))
+        self.action_specs = actions
+        self.scopes = {a.name: a.scope for a in spec.actions}
+        self.profile: Any = None  # set for tables with an action profile/selector
+        self.direct_counter = spec.direct_counter is not None
+        self.direct_meter: Any = None
+        self.meter_color = 0
+        self._seq = 0
+        self.entries: dict[tuple[Any, ...], Entry] = {}
+        self.all_exact = all(k == "exact" for k in self.kinds)
+        lpms = [i for i, k in enumerate(self.kinds) if k == "lpm"]
+        self.lpm_index = (
+            lpms[0] if len(lpms) == 1 and all(k in ("exact", "lpm") for k in self.kinds) else None
+        )
+        self._exact: dict[tuple[int, ...], Entry] = {}
+        self._by_plen: dict[int, dict[tuple[int, ...], Entry]] = {}
+        self._plens: list[int] = []
+        self._ordered: list[Entry] = []
+        self.default = Entry((), 0, "", ())
+        self.set_default(spec.default_action, spec.default_args, initial=True)
+        if spec.const_entries:
+            self._add_const_entries(spec.const_entries)
+
+    # ------------------------------------------------------------ lookup
+    def lookup(self, key: tuple[int, ...], sel: tuple[int, ...] = ()) -> Result:
+        e: Entry | None
+        if self.all_exact:
+            e = self._exact.get(key)
+        elif self.lpm_index is not None:
+            e = None
+            p = self.lpm_index
+            w = self.widths[p]
+            for plen in self._plens:
+                k = list(key)
+                k[p] = key[p] & (((1 << plen) - 1) << (w - plen))
+                e = self._by_plen[plen].get(tuple(k))
+                if e is not None:
+                    break
+        else:
+            e = None
+            for cand in self._ordered:
+                if self._covers(cand, key):
+                    e = cand
+                    break
+        if e is None:
+            return self.default.result  # type: ignore[return-value]
+        if self.direct_counter or self.direct_meter is not None:
+            self._count(e)
+        if e.group is not None or e.member is not None:
+            return self.profile.resolve(self, e, sel)
+        return e.result  # type: ignore[return-value]
+
+    def _covers(self, e: Entry, key: tuple[int, ...]) -> bool:
+        for m, v, kind, w in zip(e.matches, key, self.kinds, self.widths, strict=True):
+            if not M.covers(m, kind, w, v):
+                return False
+        return True
+
+    def _count(self, e: Entry) -> None:
+        ctx = self.context
+        length = ctx.packet_length if ctx is not None else 0
+        if self.direct_counter:
+            e.packets += 1
+            e.bytes += length
+        if self.direct_meter is not None:
+            self.meter_color = self.direct_meter.execute_entry(e, length)
+
+    # ------------------------------------------------------------ entries
+    def _result(self, action: str, args: tuple[int, ...], hit: bool, e: Entry) -> Result:
+        return (hit, self.action_names.index(action), self.action_fns[action], args, e)
+
+    def check_action(self, action: str, args: Sequence[int], default: bool) -> None:
+        if action not in self.action_fns:
+            raise InvalidArgument(f"action {action} is not an action of table {self.name}")
+        scope = self.scopes[action]
+        if default and scope == "TABLE_ONLY":
+            raise PermissionDenied(f"action {action} cannot be the default of {self.name}")
+        if not default and scope == "DEFAULT_ONLY":
+            raise InvalidArgument(f"action {action} can only be the default of {self.name}")
+        params = self.action_specs[action].params if action in self.action_specs else ()
+        if len(args) != len(params):
+            raise InvalidArgument(
+                f"action {action} takes {len(params)} arguments, {len(args)} given"
+            )
+        for p, a in zip(params, args, strict=True):
+            if not 0 <= a < (1 << p.width):
+                raise InvalidArgument(f"argument {p.name}={a} does not fit in {p.width} bits")
+
+    def canonical(self, matches: Sequence[M.Match]) -> tuple[M.Match, ...]:
+        """Validate matches against the key and mask their values."""
+        if len(matches) != len(self.kinds):
+            raise InvalidArgument(f"{len(matches)} match fields for {len(self.kinds)} keys")
+        out: list[M.Match] = []
+        for m, kind, w in zip(matches, self.kinds, self.widths, strict=True):
+            full = (1 << w) - 1
+            if isinstance(m, M.Wildcard):
+                if kind == "exact":
+                    raise InvalidArgument("exact match fields cannot be wildcards")
+                out.append(m)
+            elif isinstance(m, M.Exact) and kind in ("exact", "optional"):
+                self._fits(m.value, w)
+                out.append(m if kind == "exact" else M.Optional(m.value))
+            elif isinstance(m, M.Exact) and kind == "ternary":
+                self._fits(m.value, w)
+                out.append(M.Ternary(m.value, full))
+            elif isinstance(m, M.Exact) and kind == "lpm":
+                self._fits(m.value, w)
+                out.append(M.Lpm(m.value, w))
+            elif isinstance(m, M.Exact) and kind == "range":
+                self._fits(m.value, w)
+                out.append(M.Range(m.value, m.value))
+            elif isinstance(m, M.Optional) and kind == "optional":
+                self._fits(m.value, w)
+                out.append(m)
+            elif isinstance(m, M.Lpm) and kind == "lpm":
+                if not 0 <= m.prefix_len <= w:
+                    raise InvalidArgument(f"prefix length {m.prefix_len} out of range")
+                self._fits(m.value, w)
+                out.append(M.Lpm(m.value & M.lpm_mask(m.prefix_len, w), m.prefix_len))
+            elif isinstance(m, M.Ternary) and kind == "ternary":
+                self._fits(m.value, w)
+                self._fits(m.mask, w)
+                out.append(M.Ternary(m.value & m.mask, m.mask))
+            elif isinstance(m, M.Range) and kind == "range":
+                self._fits(m.low, w)
+                self._fits(m.high, w)
+                if m.low > m.high:
+                    raise InvalidArgument("range low bound above high bound")
+                out.append(m)
+            else:
+                raise InvalidArgument(f"{type(m).__name__} match for a {kind} key")
+        return tuple(out)
+
+    @staticmethod
+    def _fits(v: int, w: int) -> None:
+        if not 0 <= v < (1 << w):
+            raise InvalidArgument(f"value {v:#x} does not fit in {w} bits")
+
+    def _entry_key(self, matches: tuple[M.Match, ...], priority: int) -> tuple[Any, ...]:
+        return (*matches, priority if self.spec.has_priority else 0)
+
+    def add(
+        self,
+        matches: Sequence[M.Match],
+        action: str,
+        args: Sequence[int] = (),
+        priority: int | None = None,
+        *,
+        member: int | None = None,
+        group: int | None = None,
+        const: bool = False,
+    ) -> Entry:
+        ms = self.canonical(matches)
+        if self.spec.has_priority:
+            if priority is None:
+                raise InvalidArgument(f"table {self.name} needs a priority for its entries")
+        else:
+            priority = 0
+        if member is None and group is None:
+            self.check_action(action, args, default=False)
+        k = self._entry_key(ms, priority)
+        if k in self.entries:
+            raise AlreadyExists(f"entry already exists in {self.name}")
+        if len(self.entries) >= self.spec.size and not const:
+            raise ResourceExhausted(f"table {self.name} is full ({self.spec.size} entries)")
+        self._seq += 1
+        e = Entry(ms, priority, action, tuple(args), member, group, self._seq, const=const)
+        if member is None and group is None:
+            e.result = self._result(action, e.args, True, e)
+        self.entries[k] = e
+        self._index(e)
+        return e
+
+    def _index(self, e: Entry) -> None:
+        if self.all_exact:
+            self._exact[tuple(m.value for m in e.matches)] = e  # type: ignore[union-attr]
+        elif self.lpm_index is not None:
+            p = self.lpm_index
+            lpm = e.matches[p]
+            plen = lpm.prefix_len if isinstance(lpm, M.Lpm) else 0
+            key = tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in e.matches)
+            if plen not in self._by_plen:
+                self._by_plen[plen] = {}
+                self._plens = sorted(self._by_plen, reverse=True)
+            self._by_plen[plen][key] = e
+        else:
+            self._ordered.append(e)
+            self._ordered.sort(key=lambda x: (-x.priority, x.seq))
+
+    def _unindex(self, e: Entry) -> None:
+        if self.all_exact:
+            del self._exact[tuple(m.value for m in e.matches)]  # type: ignore[union-attr]
+        elif self.lpm_index is not None:
+            lpm = e.matches[self.lpm_index]
+            plen = lpm.prefix_len if isinstance(lpm, M.Lpm) else 0
+            key = tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in e.matches)
+            del self._by_plen[plen][key]
+            if not self._by_plen[plen]:
+                del self._by_plen[plen]
+                self._plens = sorted(self._by_plen, reverse=True)
+        else:
+            self._ordered.remove(e)
+
+    def find(self, matches: Sequence[M.Match], priority: int | None = None) -> Entry:
+        ms = self.canonical(matches)
+        e = self.entries.get(self._entry_key(ms, priority or 0))
+        if e is None:
+            raise NotFound(f"no such entry in {self.name}")
+        return e
+
+    def modify(
+        self,
+        matches: Sequence[M.Match],
+        action: str,
+        args: Sequence[int] = (),
+        priority: int | None = None,
+        *,
+        member: int | None = None,
+        group: int | None = None,
+    ) -> Entry:
+        e = self.find(matches, priority)
+        if e.const:
+            raise PermissionDenied(f"table {self.name} has constant entries")
+        if member is None and group is None:
+            self.check_action(action, args, default=False)
+        e.action, e.args, e.member, e.group = action, tuple(args), member, group
+        e.result = (
+            self._result(action, e.args, True, e) if member is None and group is None else None
+        )
+        return e
+
+    def delete(self, matches: Sequence[M.Match], priority: int | None = None) -> Entry:
+        e = self.find(matches, priority)
+        if e.const:
+            raise PermissionDenied(f"table {self.name} has constant entries")
+        del self.entries[self._entry_key(e.matches, e.priority)]
+        self._unindex(e)
+        return e
+
+    def clear(self) -> None:
+        for e in [e for e in self.entries.values() if not e.const]:
+            self.delete(e.matches, e.priority)
+
+    def set_default(self, action: str, args: Sequence[int] = (), initial: bool = False) -> None:
+        if not initial and self.spec.default_const:
+            raise PermissionDenied(f"the default action of {self.name} is constant")
+        if not initial:
+            self.check_action(action, args, default=True)
+        self.default.action = action
+        self.default.args = tuple(args)
+        self.default.result = self._result(action, tuple(args), False, self.default)
+
+    def reset_default(self) -> None:
+        self.set_default(self.spec.default_action, self.spec.default_args, initial=True)
+
+    def _add_const_entries(self, entries: tuple[ir.ConstEntrySpec, ...]) -> None:
+        n = len(entries)
+        for i, ce in enumerate(entries):
+            prio = ce.priority if ce.priority is not None else n - i
+            self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)

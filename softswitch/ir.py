@@ -1,0 +1,140 @@
+"""The control-plane view of a compiled program.
+
+Everything outside the engine (P4Info, the P4Runtime server, the STF runner, the switch
+API) reads these records: tables with their keys and actions, actions with their
+parameters, extern instances, value sets, digests and controller headers. They are produced
+by the code generator while it compiles the program, in declaration order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Annotations = tuple[tuple[str, str], ...]  # (name, raw body)
+
+
+def annotation(annots: Annotations, name: str) -> str | None:
+    for n, body in annots:
+        if n == name:
+            return body
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    name: str
+    width: int
+    annotations: Annotations = ()
+    type_name: str = ""  # named type (typedef/newtype) for P4Info type_name
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    """An action as the control plane sees it (fully qualified name, parameters)."""
+
+    name: str  # fully qualified, e.g. "MyIngress.set_nhop" or "NoAction"
+    params: tuple[ParamSpec, ...]
+    annotations: Annotations = ()
+    id_override: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpec:
+    name: str  # the control-plane name (`@name` or the expression text)
+    match_kind: str
+    width: int
+    annotations: Annotations = ()
+    type_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRefSpec:
+    name: str  # qualified action name
+    scope: str = "TABLE_AND_DEFAULT"  # or TABLE_ONLY / DEFAULT_ONLY
+    annotations: Annotations = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConstEntrySpec:
+    """An entry from `entries = {...}`: one match per key, then action and arguments."""
+
+    matches: tuple[Any, ...]  # tables.Match objects
+    action: str
+    args: tuple[int, ...]
+    priority: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    name: str  # fully qualified
+    keys: tuple[KeySpec, ...]
+    actions: tuple[ActionRefSpec, ...]
+    size: int
+    default_action: str
+    default_args: tuple[int, ...]
+    default_const: bool
+    const_entries: tuple[ConstEntrySpec, ...] | None
+    entries_const: bool = True
+    implementation: str | None = None  # action profile/selector instance name
+    direct_counter: str | None = None
+    direct_meter: str | None = None
+    selector_keys: tuple[KeySpec, ...] = ()
+    support_timeout: bool = False
+    annotations: Annotations = ()
+    hidden: bool = False
+    has_priority: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ExternSpec:
+    """An extern instance (register, counter, meter, action profile, ...)."""
+
+    kind: str  # extern type name: register, counter, direct_counter, meter, ...
+    name: str  # fully qualified
+    type_args: tuple[Any, ...] = ()  # semantic types
+    args: tuple[Any, ...] = ()  # constructor argument values (ints, enum member names)
+    annotations: Annotations = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderFieldSpec:
+    name: str
+    width: int
+    annotations: Annotations = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerHeaderSpec:
+    name: str  # "packet_in" / "packet_out"
+    type_name: str
+    fields: tuple[HeaderFieldSpec, ...]
+    annotations: Annotations = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSpec:
+    name: str  # the struct type name
+    fields: tuple[HeaderFieldSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSetSpec:
+    name: str
+    size: int
+    fields: tuple[HeaderFieldSpec, ...]
+    annotations: Annotations = ()
+
+
+@dataclass(slots=True)
+class ProgramInfo:
+    """Everything the control plane can touch, in declaration order."""
+
+    tables: dict[str, TableSpec] = field(default_factory=dict)
+    actions: dict[str, ActionSpec] = field(default_factory=dict)
+    externs: dict[str, ExternSpec] = field(default_factory=dict)
+    value_sets: dict[str, ValueSetSpec] = field(default_factory=dict)
+    digests: dict[str, DigestSpec] = field(default_factory=dict)
+    controller_headers: dict[str, ControllerHeaderSpec] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    arch: str = "v1model"
