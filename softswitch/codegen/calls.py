@@ -204,6 +204,12 @@ class CallMixin:
     ) -> V:
         pk = sym.py
         if name == "extract":
+            if c.args and c.args[0].value is None and c.type_args:
+                # extract<T>(_): skip a header of type T
+                t = T.strip_newtype(self.resolve_type(c.type_args[0]))
+                if not isinstance(t, T.StructLikeType) or not t.is_header:
+                    raise P4TypeError.at(c.pos, "extract<T>(_) needs a header type")
+                return V(f"_extract({pk}, {t.pyname}())", T.VOID)
             if not c.args or c.args[0].value is None:
                 raise P4TypeError.at(c.pos, "extract needs a header")
             target = c.args[0].value

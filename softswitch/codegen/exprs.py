@@ -394,9 +394,16 @@ class ExprMixin:
             return V(f"({a.code} {op} {b.code})", T.BOOL)
         if not isinstance(t, T.BitType):
             raise P4TypeError.at(e.pos, f"operator {op} does not apply to {a.type}")
-        if op in ("/", "%") and (t.signed or not b.is_const):
-            if not (a.is_const and b.is_const):
-                self.note_runtime_division(e)
+        if op in ("/", "%") and not (a.is_const and b.is_const):
+            if a.is_const and a.const == 0 and not t.signed:
+                return V(f"({b.code}, 0)[1]", a.type)  # p4c folds 0 / x to 0
+            if b.is_const and b.const > 0 and b.const & (b.const - 1) == 0 and not t.signed:
+                # p4c strength-reduces division and modulo by powers of two
+                k = b.const.bit_length() - 1
+                if op == "/":
+                    return V(f"({a.code} >> {k})", a.type)
+                return V(f"({a.code} & {b.const - 1})", a.type)
+            self.note_runtime_division(e)
         if a.is_const and b.is_const:
             return const_v(self.fold_bits(e, op, a.const, b.const, t), a.type)
         return V(self.bits_op_code(op, a.code, b.code, t), a.type)

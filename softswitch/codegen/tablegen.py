@@ -9,6 +9,7 @@ from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from .calls import copies_back, is_scalar
 from .exprs import V, as_bits
 from .printer import expr_text
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
@@ -224,16 +225,28 @@ class TableGenMixin:
         dir_params = [p for p in asym.decl.params if p.direction]
         if len(ar.args) > len(dir_params):
             raise P4TypeError.at(ar.pos, "too many bound arguments")
-        codes = []
-        for p, a in zip(dir_params, ar.args, strict=False):
-            if p.direction != "in":
-                raise P4Unsupported.at(ar.pos, "out/inout arguments bound in a table's actions")
-            pt = self.resolve_type(p.type_ref)
-            codes.append(self.convert(self.expr(a.value, pt), pt, a.pos).code)  # type: ignore[arg-type]
         self.out.line(f"def {py}(*cp):")
         with self.out.indent():
             self.emit_nonlocal()
-            self.out.line(f"return {asym.py}({', '.join(codes)}, *cp)")
+            codes = []
+            backs: list[tuple[A.Expr, T.P4Type]] = []
+            for p, a in zip(dir_params, ar.args, strict=False):
+                pt = self.resolve_type(p.type_ref)
+                assert a.value is not None
+                v = self.expr(a.value, pt)
+                if p.direction == "out" and not is_scalar(pt):
+                    codes.append(self.zero_code(pt))
+                else:
+                    codes.append(self.convert(v, pt, a.pos).code)
+                if copies_back(p, pt):
+                    backs.append((a.value, pt))
+            call = f"{asym.py}({', '.join(codes)}, *cp)"
+            if not backs:
+                self.out.line(f"return {call}")
+            else:
+                self.out.line(f"_b = {call}")
+                for i, (e, pt) in enumerate(backs):
+                    self.assign(e, V(f"_b[{i}]", pt))
         return py
 
     def table_instance_prop(self: ProgramGen, d: A.TableDecl, prop: str) -> str | None:
@@ -270,6 +283,8 @@ class TableGenMixin:
         if not any(a.name.lstrip(".") == name for a in d.actions):
             raise P4TypeError.at(pos, f"{name} is not in the actions of table {d.name}")
         cp = [p for p in asym.decl.params if not p.direction]
+        ndir = len(asym.decl.params) - len(cp)
+        args = args[ndir:] if len(args) >= ndir else args
         if len(args) != len(cp):
             raise P4TypeError.at(pos, f"{name} takes {len(cp)} control-plane arguments")
         vals = []
@@ -301,16 +316,18 @@ class TableGenMixin:
 
     def entry_match(self: ProgramGen, item: A.Expr, k: ir.KeySpec, kt: Any, pos: Any) -> M.Match:
         w = k.width
-        ty = (
-            kt
-            if kt is not None and not isinstance(T.strip_newtype(kt), T.BoolType)
-            else T.BitType(w)
-        )
+        ty: T.P4Type = T.BitType(w)
+        k0 = T.strip_newtype(kt) if kt is not None else None
+        if isinstance(k0, T.BitType):
+            ty = k0
 
         def val(x: A.Expr) -> int:
             v = self.expr(x, ty)
-            if isinstance(T.strip_newtype(v.type), T.BoolType):
+            vt = T.strip_newtype(v.type)
+            if isinstance(vt, T.BoolType):
                 return int(bool(v.const))
+            if isinstance(vt, T.EnumType | T.ErrorType) and v.is_const:
+                return int(v.const) & mask(w)
             v = self.convert(v, ty, pos)
             if not v.is_const:
                 raise P4TypeError.at(pos, "entry keys must be constants")
