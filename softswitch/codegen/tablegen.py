@@ -8,7 +8,7 @@ from .. import ir
 from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import P4TypeError, P4Unsupported
+from ..frontend.errors import P4TypeError
 from .calls import copies_back, is_scalar
 from .exprs import V, as_bits
 from .printer import expr_text

@@ -118,6 +118,11 @@ class TypeMixin:
                 out.line(f"_widths = {tuple(T.width_of(t) for t in st.fields.values())!r}")
                 out.line(f"_signed = {tuple(self._signed(t) for t in st.fields.values())!r}")
                 out.line(f"_bytes = {(st.bit_width() + 7) // 8}")
+                vb = tuple(
+                    i for i, t in enumerate(st.fields.values()) if isinstance(t, T.VarbitType)
+                )
+                if vb:
+                    out.line(f"_varbit = {vb!r}")
             out.line("")
             out.line("def __init__(self):")
             with out.indent():

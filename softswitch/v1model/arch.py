@@ -206,7 +206,10 @@ class V1Model:
             return V(f"ctx.truncate({self._uint(gen, bound[0])})", T.VOID)
         if name == "digest":
             recv = self._uint(gen, bound[0])
-            data = gen.expr(bound[1])
+            want = gen.resolve_type(c.type_args[0]) if c.type_args else None
+            data = gen.expr(bound[1], want)
+            if want is not None:
+                data = gen.convert(data, want, pos)
             dtype = T.strip_newtype(data.type)
             dname = getattr(dtype, "name", "digest")
             if isinstance(dtype, T.StructLikeType) and dname not in gen.info.digests:

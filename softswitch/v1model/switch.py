@@ -73,6 +73,7 @@ class _Pass:
     std: Any
     payload: bytes
     original: bytes
+    truncate: int | None = None
 
 
 class Switch:
@@ -240,6 +241,7 @@ class Switch:
         except _ExitSignal:
             pass
         clone, resubmit = ctx.clone_request, ctx.resubmit_request
+        ps.truncate = ctx.truncate_to
         for recv, name, d in ctx.digests:
             self.digests.append(Digest(recv, name, d))
         if clone is not None:
@@ -251,7 +253,9 @@ class Switch:
         gid = std.mcast_grp
         if gid:
             for eport, rid in self.mc_groups.get(gid, ()):
-                copy = _Pass(ps.hdr._copy(), ps.meta._copy(), std._copy(), ps.payload, data)
+                copy = _Pass(
+                    ps.hdr._copy(), ps.meta._copy(), std._copy(), ps.payload, data, ps.truncate
+                )
                 copy.std.egress_rid = rid
                 copy.std.instance_type = REPLICATION
                 self._egress(eport, copy, out, depth)
@@ -295,7 +299,8 @@ class Switch:
             self.pipe["egress"](ps.hdr, ps.meta, std)
         except _ExitSignal:
             pass
-        clone, recirc, trunc = ctx.clone_request, ctx.recirculate_request, ctx.truncate_to
+        clone, recirc = ctx.clone_request, ctx.recirculate_request
+        trunc = ctx.truncate_to if ctx.truncate_to is not None else ps.truncate
         dropped = std.egress_spec == DROP_PORT
         e2e_copy = None
         if clone is not None:

@@ -1,0 +1,184 @@
+"""Controls: actions, tables and their results, switch, exit, return, functions, sub-controls."""
+
+from __future__ import annotations
+
+from softswitch.engine.matches import Exact, Lpm, Optional, Range, Ternary, Wildcard
+from tests.p4util import one, program, switch
+
+HDR = "header h_t { bit<8> k; bit<8> r; bit<8> s; }"
+
+TABLE_PROGRAM = program(
+    decls=HDR,
+    ingress="""
+    action set_r(bit<8> v) { hdr.h.r = v; }
+    action miss() { hdr.h.r = 0xEE; }
+    table t {
+        key = { hdr.h.k: exact @name("k"); }
+        actions = { set_r; miss; }
+        default_action = miss();
+    }
+    apply {
+        switch (t.apply().action_run) {
+            set_r: { hdr.h.s = 1; }
+            miss: { hdr.h.s = 2; }
+        }
+        if (t.apply().hit) { hdr.h.s = hdr.h.s + 10; }
+    }
+    """,
+)
+
+
+def test_table_hit_miss_and_action_run() -> None:
+    sw = switch(TABLE_PROGRAM)
+    t = sw.tables["I.t"]
+    t.add([Exact(5)], "I.set_r", (42,))
+    assert sw.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 42, 11]))]
+    assert sw.process(0, bytes([6, 0, 0])) == [(0, bytes([6, 0xEE, 2]))]
+    t.set_default("I.set_r", (7,))
+    assert sw.process(0, bytes([6, 0, 0])) == [(0, bytes([6, 7, 1]))]
+
+
+def _kind_program(kind: str) -> str:
+    return program(
+        decls=HDR,
+        ingress=f"""
+        action set_r(bit<8> v) {{ hdr.h.r = v; }}
+        table t {{ key = {{ hdr.h.k: {kind}; }} actions = {{ set_r; NoAction; }} }}
+        apply {{ t.apply(); }}
+        """,
+    )
+
+
+def test_lpm_longest_prefix_wins() -> None:
+    sw = switch(_kind_program("lpm"))
+    t = sw.tables["I.t"]
+    t.add([Lpm(0x80, 1)], "I.set_r", (1,))
+    t.add([Lpm(0xC0, 2)], "I.set_r", (2,))
+    t.add([Lpm(0, 0)], "I.set_r", (9,))
+    assert sw.process(0, bytes([0xC1, 0, 0]))[0][1][1] == 2
+    assert sw.process(0, bytes([0x81, 0, 0]))[0][1][1] == 1
+    assert sw.process(0, bytes([0x01, 0, 0]))[0][1][1] == 9
+
+
+def test_ternary_larger_priority_wins() -> None:
+    sw = switch(_kind_program("ternary"))
+    t = sw.tables["I.t"]
+    t.add([Ternary(0x00, 0x00)], "I.set_r", (1,), priority=1)
+    t.add([Ternary(0x10, 0xF0)], "I.set_r", (2,), priority=10)
+    assert sw.process(0, bytes([0x1F, 0, 0]))[0][1][1] == 2
+    assert sw.process(0, bytes([0x2F, 0, 0]))[0][1][1] == 1
+
+
+def test_range_and_optional() -> None:
+    sw = switch(_kind_program("range"))
+    sw.tables["I.t"].add([Range(10, 20)], "I.set_r", (3,), priority=1)
+    assert sw.process(0, bytes([15, 0, 0]))[0][1][1] == 3
+    assert sw.process(0, bytes([21, 0, 0]))[0][1][1] == 0
+    sw = switch(_kind_program("optional"))
+    sw.tables["I.t"].add([Optional(4)], "I.set_r", (4,), priority=2)
+    sw.tables["I.t"].add([Wildcard()], "I.set_r", (5,), priority=1)
+    assert sw.process(0, bytes([4, 0, 0]))[0][1][1] == 4
+    assert sw.process(0, bytes([3, 0, 0]))[0][1][1] == 5
+
+
+def test_const_entries_and_const_default() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        action set_r(bit<8> v) { hdr.h.r = v; }
+        table t {
+            key = { hdr.h.k: ternary; }
+            actions = { set_r; }
+            const default_action = set_r(0xFF);
+            const entries = {
+                0x10 &&& 0xF0 : set_r(1);
+                0x11 : set_r(2);
+                _ : set_r(3);
+            }
+        }
+        apply { t.apply(); }
+        """,
+    )
+    sw = switch(src)
+    # the first matching entry in program order wins
+    assert sw.process(0, bytes([0x11, 0, 0]))[0][1][1] == 1
+    assert sw.process(0, bytes([0x21, 0, 0]))[0][1][1] == 3
+
+
+def test_exit_stops_the_control() -> None:
+    src = program(
+        decls=HDR, ingress="apply { hdr.h.r = 1; if (hdr.h.k == 0) { exit; } hdr.h.r = 2; }"
+    )
+    assert one(src, bytes([0, 0, 0]))[1] == 1
+    assert one(src, bytes([1, 0, 0]))[1] == 2
+
+
+def test_functions_with_out_parameters_and_return() -> None:
+    src = program(
+        decls=HDR
+        + """
+        bit<8> max(in bit<8> a, in bit<8> b) { if (a > b) { return a; } return b; }
+        void split(in bit<8> v, out bit<8> hi, out bit<8> lo) { hi = v >> 4; lo = v & 0xF; }
+        """,
+        ingress="apply { hdr.h.r = max(hdr.h.k, 9); split(hdr.h.k, hdr.h.s, hdr.h.k); }",
+    )
+    assert one(src, bytes([0xAB, 0, 0])) == bytes([0x0B, 0xAB, 0x0A])
+
+
+def test_action_inout_parameter_copy_back() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        action bump(inout bit<8> x) { x = x + 1; }
+        apply { bump(hdr.h.r); bump(hdr.h.r); }
+        """,
+    )
+    assert one(src, bytes([0, 5, 0]))[1] == 7
+
+
+def test_sub_control_with_constructor_parameter() -> None:
+    src = program(
+        decls=HDR
+        + """
+        control Add(inout bit<8> v)(bit<8> amount) {
+            apply { v = v + amount; }
+        }
+        """,
+        ingress="""
+        Add(3) add3;
+        Add(10) add10;
+        apply { add3.apply(hdr.h.r); add10.apply(hdr.h.s); }
+        """,
+    )
+    assert one(src, bytes([0, 1, 1])) == bytes([0, 4, 11])
+
+
+def test_switch_on_value_with_fallthrough() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""apply {
+            switch (hdr.h.k) {
+                1:
+                2: { hdr.h.r = 12; }
+                3: { hdr.h.r = 3; }
+                default: { hdr.h.r = 99; }
+            }
+        }""",
+    )
+    assert [one(src, bytes([k, 0, 0]))[1] for k in (1, 2, 3, 4)] == [12, 12, 3, 99]
+
+
+def test_table_keyed_on_validity_and_enum() -> None:
+    src = program(
+        decls=HDR + " enum bit<8> Kind { A = 1, B = 2 }",
+        ingress="""
+        action set_r(bit<8> v) { hdr.h.r = v; }
+        table t {
+            key = { hdr.h.isValid(): exact; hdr.h.k: exact; }
+            actions = { set_r; NoAction; }
+            const entries = { (true, (bit<8>)Kind.B) : set_r(5); }
+        }
+        apply { t.apply(); }
+        """,
+    )
+    assert one(src, bytes([2, 0, 0]))[1] == 5

@@ -1,0 +1,83 @@
+"""Bad programs get one positioned message: file:line:col: error: text."""
+
+from __future__ import annotations
+
+import pytest
+
+from softswitch.compiler import compile_text
+from softswitch.frontend.errors import P4Error
+from tests.p4util import program
+
+HDR = "header h_t { bit<8> a; bit<16> b; }"
+
+
+def error_of(src: str) -> str:
+    with pytest.raises(P4Error) as exc:
+        compile_text(src, "bad.p4")
+    return str(exc.value)
+
+
+def line_of(src: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(src.splitlines(), 1) if needle in ln)
+
+
+def test_syntax_error_position() -> None:
+    src = program(decls=HDR, ingress="apply { hdr.h.a = ; }")
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'hdr.h.a = ;')}:")
+    assert ": error: syntax error" in msg
+
+
+def test_unknown_name() -> None:
+    src = program(decls=HDR, ingress="apply { hdr.h.a = nosuch; }")
+    msg = error_of(src)
+    assert f"bad.p4:{line_of(src, 'nosuch')}:" in msg and "nosuch: no such declaration" in msg
+
+
+def test_unknown_field() -> None:
+    msg = error_of(program(decls=HDR, ingress="apply { hdr.h.zz = 1; }"))
+    assert "h_t has no field zz" in msg
+
+
+def test_implicit_width_change_is_an_error() -> None:
+    msg = error_of(program(decls=HDR, ingress="apply { hdr.h.b = hdr.h.a; }"))
+    assert "cannot convert bit<8> to bit<16>" in msg
+
+
+def test_mixed_width_operation_is_an_error() -> None:
+    msg = error_of(program(decls=HDR, ingress="apply { hdr.h.b = hdr.h.b + hdr.h.a; }"))
+    assert "explicit cast" in msg
+
+
+def test_runtime_division_is_refused_as_p4c_does() -> None:
+    msg = error_of(program(decls=HDR, ingress="apply { hdr.h.a = hdr.h.a / 3; }"))
+    assert "unsupported" in msg and "division" in msg
+
+
+def test_table_apply_inside_action_is_refused() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        table t { key = { hdr.h.a: exact; } actions = { NoAction; } }
+        action a() { t.apply(); }
+        apply { a(); }
+        """,
+    )
+    assert "cannot be applied inside an action" in error_of(src)
+
+
+def test_error_in_included_file_points_at_that_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    inc = tmp_path / "defs.p4"
+    inc.write_text("header h_t {\n  bit<8> a;\n  bogus_t b;\n}\n")
+    main = tmp_path / "main.p4"
+    main.write_text(program(decls='#include "defs.p4"'))
+    from softswitch.compiler import compile_file
+
+    with pytest.raises(P4Error) as exc:
+        compile_file(main)
+    assert str(exc.value).startswith(f"{inc}:3:")
+
+
+def test_preprocessor_error_is_positioned() -> None:
+    msg = error_of("#include <core.p4>\n#error stop here\n")
+    assert msg.startswith("bad.p4:2:") and "stop here" in msg

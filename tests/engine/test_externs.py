@@ -1,0 +1,161 @@
+"""v1model externs: registers, counters, meters, hash, random, checksums, digests, log_msg."""
+
+from __future__ import annotations
+
+import zlib
+
+from softswitch.clock import SimClock
+from softswitch.engine.matches import Exact
+from softswitch.v1model.hashes import crc16
+from tests.p4util import one, program, switch
+
+HDR = "header h_t { bit<8> k; bit<32> v; bit<16> c; }"
+
+
+def pkt(k: int, v: int = 0, c: int = 0) -> bytes:
+    return bytes([k]) + v.to_bytes(4, "big") + c.to_bytes(2, "big")
+
+
+def test_register_read_write_and_out_of_range() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        register<bit<32>>(4) r;
+        apply {
+            bit<32> old = 0xFFFF;
+            r.read(old, (bit<32>)hdr.h.k);   // out of range (k >= 4): old stays 0xFFFF
+            r.write((bit<32>)hdr.h.k, hdr.h.v);
+            hdr.h.v = old;
+        }
+        """,
+    )
+    sw = switch(src)
+    assert sw.process(0, pkt(1, 77)) == [(0, pkt(1, 0))]
+    assert sw.process(0, pkt(1, 88)) == [(0, pkt(1, 77))]
+    assert sw.externs["I.r"].values == [0, 88, 0, 0]
+    assert sw.process(0, pkt(9, 5)) == [(0, pkt(9, 0xFFFF))]  # write out of range ignored
+    assert sw.externs["I.r"].values == [0, 88, 0, 0]
+
+
+def test_counter_counts_packets_and_bytes() -> None:
+    src = program(
+        decls=HDR,
+        ingress="counter(8, CounterType.packets_and_bytes) cnt; apply { cnt.count((bit<32>)hdr.h.k); }",
+    )
+    sw = switch(src)
+    for _ in range(3):
+        sw.process(0, pkt(2) + b"xyz")
+    c = sw.externs["I.cnt"]
+    assert c.packets[2] == 3 and c.bytes[2] == 3 * 10
+
+
+def test_direct_counter_counts_on_hit() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        direct_counter(CounterType.packets) dc;
+        action a() { dc.count(); }
+        table t { key = { hdr.h.k: exact; } actions = { a; NoAction; } counters = dc; }
+        apply { t.apply(); }
+        """,
+    )
+    sw = switch(src)
+    e = sw.tables["I.t"].add([Exact(1)], "I.a")
+    for k in (1, 1, 2):
+        sw.process(0, pkt(k))
+    assert e.packets == 2
+
+
+def test_meter_colours_follow_rates() -> None:
+    clock = SimClock()
+    src = program(
+        decls=HDR,
+        ingress="""
+        meter(1, MeterType.packets) m;
+        apply { bit<2> colour; m.execute_meter(0, colour); hdr.h.k = (bit<8>)colour; }
+        """,
+    )
+    sw = switch(src, clock=clock)
+    assert one(src, pkt(0))[0] == 0  # unconfigured: GREEN
+    # 1 packet/s committed with burst 1, 2 packets/s peak with burst 2
+    sw.externs["I.m"].configure(0, 1, 1, 2, 2)
+    colours = [sw.process(0, pkt(9))[0][1][0] for _ in range(3)]
+    assert colours == [0, 1, 2]  # GREEN, then YELLOW (CIR used up), then RED
+    clock.advance(1_000_000)
+    assert sw.process(0, pkt(9))[0][1][0] == 0  # buckets refilled
+
+
+def test_hash_crc16_crc32_with_base_and_max() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""apply {
+            hash(hdr.h.c, HashAlgorithm.crc16, 16w0, { hdr.h.v }, 32w65536);
+            hash(hdr.h.v, HashAlgorithm.crc32, 32w10, { hdr.h.k }, 32w100);
+        }""",
+    )
+    out = one(src, pkt(7, 0x01020304))
+    assert int.from_bytes(out[5:7], "big") == crc16(bytes([1, 2, 3, 4]))
+    assert int.from_bytes(out[1:5], "big") == 10 + zlib.crc32(bytes([7])) % 100
+
+
+def test_hash_max_zero_yields_base() -> None:
+    src = program(
+        decls=HDR,
+        ingress="apply { hash(hdr.h.c, HashAlgorithm.crc16, 16w5, { hdr.h.v }, 32w0); }",
+    )
+    assert one(src, pkt(0, 1234))[5:7] == (5).to_bytes(2, "big")
+
+
+def test_random_is_deterministic_for_a_seed_and_in_range() -> None:
+    src = program(decls=HDR, ingress="apply { random(hdr.h.k, 8w10, 8w20); }")
+    a = switch(src, seed=1)
+    b = switch(src, seed=1)
+    va = [a.process(0, pkt(0))[0][1][0] for _ in range(50)]
+    vb = [b.process(0, pkt(0))[0][1][0] for _ in range(50)]
+    assert va == vb and all(10 <= x <= 20 for x in va) and len(set(va)) > 3
+
+
+IPV4 = """
+header ipv4_t {
+    bit<4> version; bit<4> ihl; bit<8> diffserv; bit<16> totalLen; bit<16> identification;
+    bit<3> flags; bit<13> fragOffset; bit<8> ttl; bit<8> protocol; bit<16> hdrChecksum;
+    bit<32> srcAddr; bit<32> dstAddr;
+}
+header e_t { bit<8> bad; }
+"""
+FIELDS = """{ hdr.ip.version, hdr.ip.ihl, hdr.ip.diffserv, hdr.ip.totalLen,
+              hdr.ip.identification, hdr.ip.flags, hdr.ip.fragOffset, hdr.ip.ttl,
+              hdr.ip.protocol, hdr.ip.srcAddr, hdr.ip.dstAddr }"""
+GOOD = bytes.fromhex("450000730000400040 11 b861 c0a80001 c0a800c7".replace(" ", ""))
+
+
+def test_verify_and_update_checksum() -> None:
+    src = program(
+        decls=IPV4,
+        headers="e_t e; ipv4_t ip;",
+        parser="state start { pkt.extract(hdr.ip); transition accept; }",
+        verify=f"apply {{ verify_checksum(hdr.ip.isValid(), {FIELDS}, hdr.ip.hdrChecksum, HashAlgorithm.csum16); }}",
+        ingress="apply { hdr.e.setValid(); hdr.e.bad = (bit<8>)sm.checksum_error; hdr.ip.ttl = hdr.ip.ttl - 1; }",
+        compute=f"apply {{ update_checksum(hdr.ip.isValid(), {FIELDS}, hdr.ip.hdrChecksum, HashAlgorithm.csum16); }}",
+    )
+    out = one(src, GOOD)
+    assert out[0] == 0  # checksum was right
+    ip = out[1:]
+    assert ip[8] == 0x3F and ip[10:12] == bytes.fromhex("b961")  # ttl-1: checksum +0x100
+    bad = GOOD[:10] + b"\x00\x00" + GOOD[12:]
+    assert one(src, bad)[0] == 1
+
+
+def test_digest_and_log_msg() -> None:
+    src = program(
+        decls=HDR + " struct d_t { bit<8> k; bit<32> v; }",
+        ingress="""apply {
+            digest<d_t>(1, { hdr.h.k, hdr.h.v });
+            log_msg("k={} v={}", { hdr.h.k, hdr.h.v });
+        }""",
+    )
+    sw = switch(src)
+    sw.process(0, pkt(3, 4))
+    assert len(sw.digests) == 1 and sw.digests[0].name == "d_t"
+    assert (sw.digests[0].data.k, sw.digests[0].data.v) == (3, 4)
+    assert sw.ctx.logs == ["k=3 v=4"]

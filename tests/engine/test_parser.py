@@ -1,0 +1,156 @@
+"""Parsers: select with masks, ranges, tuples and default; lookahead; advance; verify;
+header stacks; varbit; parser errors recorded in standard_metadata.parser_error."""
+
+from __future__ import annotations
+
+from tests.p4util import one, program, run
+
+HDRS = """
+header h_t { bit<8> kind; bit<8> val; }
+header out_t { bit<8> tag; bit<8> err; }
+"""
+
+
+def parse_tag(select: str, kind: int) -> int:
+    src = program(
+        decls=HDRS,
+        headers="out_t o; h_t h;",
+        parser=f"""
+        state start {{
+            pkt.extract(hdr.h);
+            transition select(hdr.h.kind, hdr.h.val) {{ {select} }}
+        }}
+        state one {{ hdr.o.setValid(); hdr.o.tag = 1; transition accept; }}
+        state two {{ hdr.o.setValid(); hdr.o.tag = 2; transition accept; }}
+        """,
+    )
+    out = one(src, bytes([kind, 0x55]))
+    return out[0] if len(out) == 4 else 0
+
+
+def test_select_value_mask_range_default() -> None:
+    cases = "(0x10 &&& 0xF0, _): one; (1 .. 5, 0x55): two; default: accept;"
+    assert parse_tag(cases, 0x1F) == 1
+    assert parse_tag(cases, 0x03) == 2
+    assert parse_tag(cases, 0x06) == 0
+
+
+def test_no_match_sets_parser_error_and_keeps_headers() -> None:
+    src = program(
+        decls=HDRS,
+        headers="h_t h; out_t o;",
+        parser="""
+        state start { pkt.extract(hdr.h); transition select(hdr.h.kind) { 1: accept; } }
+        """,
+        ingress="""apply {
+            hdr.o.setValid();
+            hdr.o.err = (bit<8>)(sm.parser_error == error.NoMatch ? 1w1 : 1w0);
+        }""",
+    )
+    out = one(src, bytes([7, 9, 0xEE]))
+    # h stays valid (extracted before the error), o added, payload kept
+    assert out == bytes([7, 9, 0, 1, 0xEE])
+
+
+def test_packet_too_short() -> None:
+    src = program(
+        decls="header h_t { bit<32> x; } header e_t { bit<8> code; }",
+        headers="e_t e; h_t h;",
+        ingress="""apply {
+            hdr.e.setValid();
+            if (sm.parser_error == error.PacketTooShort) { hdr.e.code = 1; }
+        }""",
+    )
+    assert one(src, b"\x01\x02") == b"\x01\x01\x02"  # h invalid, bytes kept as payload
+
+
+def test_lookahead_and_advance() -> None:
+    src = program(
+        decls="header h_t { bit<8> x; }",
+        parser="""
+        state start {
+            bit<4> top = pkt.lookahead<bit<4>>();
+            transition select(top) { 0xA: skip; default: take; }
+        }
+        state skip { pkt.advance(16); pkt.extract(hdr.h); transition accept; }
+        state take { pkt.extract(hdr.h); transition accept; }
+        """,
+        ingress="apply { hdr.h.x = hdr.h.x + 1; }",
+    )
+    # 0xA? -> skip two bytes (they are dropped: only h and the payload are emitted)
+    assert one(src, bytes([0xA1, 0x00, 0x05, 0x77])) == bytes([6, 0x77])
+    assert one(src, bytes([0x11, 0x22])) == bytes([0x12, 0x22])
+
+
+def test_verify_failure_reports_error() -> None:
+    src = program(
+        decls="error { BadValue } header h_t { bit<8> x; } header e_t { bit<8> code; }",
+        headers="h_t h; e_t e;",
+        parser="""
+        state start { pkt.extract(hdr.h); verify(hdr.h.x < 10, error.BadValue); transition accept; }
+        """,
+        ingress="""apply {
+            hdr.e.setValid();
+            hdr.e.code = (sm.parser_error == error.BadValue) ? 8w1 : 8w0;
+        }""",
+    )
+    assert one(src, bytes([20])) == bytes([20, 1])
+    assert one(src, bytes([5])) == bytes([5, 0])
+
+
+def test_header_stack_next_last_and_overflow() -> None:
+    src = program(
+        decls="header l_t { bit<7> v; bit<1> bos; } header c_t { bit<8> n; bit<8> last; }",
+        headers="c_t c; l_t[3] l;",
+        parser="""
+        state start { transition next_label; }
+        state next_label {
+            pkt.extract(hdr.l.next);
+            transition select(hdr.l.last.bos) { 1: accept; default: next_label; }
+        }
+        """,
+        ingress="""apply {
+            hdr.c.setValid();
+            hdr.c.n = (bit<8>)hdr.l.lastIndex;
+            hdr.c.last = (bit<8>)hdr.l.last.v;
+            if (sm.parser_error == error.StackOutOfBounds) { hdr.c.n = 0xEE; }
+        }""",
+    )
+    # two labels, bottom of stack on the second
+    assert one(src, bytes([2, 5, 0x99])) == bytes([1, 2, 2, 5, 0x99])
+    # four labels without bos: the fourth overflows the stack (3 extracted stay valid)
+    out = one(src, bytes([2, 4, 6, 8]))
+    assert out[:2] == bytes([0xEE, 3]) and out[2:5] == bytes([2, 4, 6]) and out[5:] == bytes([8])
+
+
+def test_stack_push_and_pop() -> None:
+    src = program(
+        decls="header l_t { bit<8> v; }",
+        headers="l_t[3] l;",
+        parser="state start { pkt.extract(hdr.l.next); pkt.extract(hdr.l.next); transition accept; }",
+        ingress="""apply {
+            hdr.l.push_front(1);
+            hdr.l[0].setValid();
+            hdr.l[0].v = 9;
+        }""",
+    )
+    assert one(src, bytes([1, 2])) == bytes([9, 1, 2])
+    src2 = src.replace(
+        "hdr.l.push_front(1);\n            hdr.l[0].setValid();\n            hdr.l[0].v = 9;",
+        "hdr.l.pop_front(1);",
+    )
+    assert one(src2, bytes([1, 2])) == bytes([2])
+
+
+def test_varbit_extract_and_emit() -> None:
+    src = program(
+        decls="header len_t { bit<8> n; } header opt_t { varbit<32> data; }",
+        headers="len_t len; opt_t opt;",
+        parser="""
+        state start { pkt.extract(hdr.len); pkt.extract(hdr.opt, (bit<32>)hdr.len.n * 8); transition accept; }
+        """,
+    )
+    data = bytes([2, 0xAA, 0xBB, 0xCC])
+    assert one(src, data) == data
+    out = run(src, bytes([5, 1, 2]))  # asks for 40 bits > varbit<32>: HeaderTooShort
+    assert out == [(0, bytes([5, 1, 2]))]
