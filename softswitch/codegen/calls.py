@@ -8,6 +8,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .exprs import V, _SymType, const_v
+from .printer import expr_text
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym
 from .typeresolve import field_py
 
@@ -235,6 +236,8 @@ class CallMixin:
                 self.out.line(f"_extract({pk}, {hv.code})")
             for s in siblings:
                 self.out.line(f"{s}._v = False")
+            if self.trace_enabled:
+                self.out.line(f"_trace('extract', {expr_text(target)!r}, {hv.code})")
             if after:
                 self.out.line(after)
             return V("", T.VOID)

@@ -87,6 +87,7 @@ class Switch:
         clock: Clock | None = None,
         log_console: bool = False,
         cpu_port: int | None = None,
+        trace: bool = False,
     ) -> None:
         self.program = program
         self.info = program.info
@@ -102,7 +103,8 @@ class Switch:
         self.clone_sessions: dict[int, CloneSession] = {}
         self.digests: list[Digest] = []
         self.trace_log: list[TraceEvent] = []
-        self.trace: Callable[..., None] = self._trace
+        self.tracing = trace
+        self.trace: Callable[..., None] = self._trace if trace else _no_trace
         self.dropped = 0
         namespace: dict[str, Any] = {}
         code = compile(program.source, f"<softswitch:{program.name}>", "exec")
@@ -158,6 +160,8 @@ class Switch:
         return vs
 
     def _trace(self, kind: str, name: str, detail: Any = None) -> None:
+        if kind == "extract" and detail is not None:
+            detail = ", ".join(f"{f}={getattr(detail, a):#x}" for f, a in _fields(detail))
         if kind == "table" and detail is not None:
             hit, _idx, _fn, args, entry = detail
             action = entry.action if hit else f"{entry.action} (default)"
@@ -262,6 +266,7 @@ class Switch:
             return
         if std.egress_spec == DROP_PORT:
             self.dropped += 1
+            self.trace("drop", "ingress", "egress_spec is the drop port (511)")
             return
         self._egress(std.egress_spec, ps, out, depth)
 
@@ -323,8 +328,10 @@ class Switch:
                 self._ingress(eport, data, RECIRC, kept, out, depth + 1)
             else:
                 out.append((eport, data))
+                self.trace("output", f"port {eport}", f"{len(data)} bytes")
         else:
             self.dropped += 1
+            self.trace("drop", "egress", "egress_spec is the drop port (511)")
         if e2e_copy is not None:
             self._clone_e2e(ps, clone, e2e_copy, out, depth)  # type: ignore[arg-type]
 
@@ -372,6 +379,16 @@ class Switch:
         if fl is None or fl is False or fl is True:
             return {}
         return {f: _copy_value(getattr(meta, f)) for f in self._field_lists.get(int(fl), [])}
+
+
+def _no_trace(kind: str, name: str, detail: Any = None) -> None:
+    """Tracing off: the generated code has no trace calls; the switch's own are no-ops."""
+
+
+def _fields(h: Any) -> list[tuple[str, str]]:
+    from ..codegen.typeresolve import field_py
+
+    return [(f, field_py(f)) for f in h._fields]
 
 
 def _copy_value(v: Any) -> Any:
