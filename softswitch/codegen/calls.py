@@ -54,6 +54,33 @@ class CallMixin:
                     raise P4TypeError.at(pos, f"missing argument for parameter {p.name}")
         return out
 
+    def check_extern_args(
+        self: ProgramGen,
+        params: tuple[A.Param, ...],
+        bound: list[A.Expr | None],
+        bindings: dict[str, T.P4Type],
+    ) -> None:
+        """Arguments of extern calls must have the declared types (p4c allows no implicit
+        width change: a `bit<8>` register index is an error, the index is `bit<32>`)."""
+        for p, a in zip(params, bound, strict=True):
+            if a is None or isinstance(a, A.ListExpr | A.StructExpr):
+                continue
+            pt = self.resolve_type(p.type_ref)
+            if isinstance(pt, T.TypeVar):
+                if pt.name in bindings:
+                    pt = bindings[pt.name]
+                else:
+                    v = self.expr(a)
+                    if not isinstance(v.type, T.IntLiteralType):
+                        bindings[pt.name] = v.type
+                    continue
+            if isinstance(pt, T.TypeVar | T.DontCareType | T.StringType):
+                continue
+            v = self.expr(a, pt)
+            if isinstance(v.type, T.ListType):
+                continue
+            self.convert(v, pt, a.pos)
+
     # ------------------------------------------------------------ entry points
     def call_stmt(self: ProgramGen, c: A.Call) -> None:
         v = self.call_expr(c, None, statement=True)

@@ -95,6 +95,10 @@ class StmtMixin:
             self.out.line(f"return ({', '.join(parts)},)")
 
     def switch_stmt(self: ProgramGen, s: A.Switch) -> None:
+        if self.in_action:
+            raise P4Unsupported.at(
+                s.pos, "switch statements inside actions are not supported on this target"
+            )
         subj = self.expr(s.subject)
         tmp = self.temp()
         self.out.line(f"{tmp} = {subj.code}")

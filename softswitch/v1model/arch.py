@@ -92,6 +92,11 @@ class V1Model:
         o = sym.py
         args = [a.value for a in c.args]
         kind = t.name
+        proto = next((m for m in t.decl.methods if m.name == method), None)
+        if proto is None:
+            raise P4TypeError.at(c.pos, f"{kind} has no method {method}")
+        bindings = dict(zip(t.decl.type_params, t.args, strict=False))
+        gen.check_extern_args(proto.params, gen.bind_args(proto.params, c.args, c.pos), bindings)
         if kind == "register" and method == "read":
             elem = t.args[0] if t.args else T.BitType(32)
             idx = self._index(gen, args[1])
@@ -137,6 +142,11 @@ class V1Model:
         if name == "mark_to_drop" and not params:
             return V("ctx.mark_to_drop(ctx.std)", T.VOID)
         bound = gen.bind_args(params, c.args, c.pos)
+        bindings = {
+            tp: gen.resolve_type(ta)
+            for tp, ta in zip(decl.proto.type_params, c.type_args, strict=False)
+        }
+        gen.check_extern_args(params, bound, bindings)
         args = dict(zip((p.name for p in params), bound, strict=True))
         pos = c.pos
         if name == "mark_to_drop":

@@ -81,3 +81,21 @@ def test_error_in_included_file_points_at_that_file(tmp_path) -> None:  # type: 
 def test_preprocessor_error_is_positioned() -> None:
     msg = error_of("#include <core.p4>\n#error stop here\n")
     assert msg.startswith("bad.p4:2:") and "stop here" in msg
+
+
+def test_extern_argument_width_must_match() -> None:
+    src = program(
+        decls=HDR,
+        ingress="register<bit<8>>(4) r; apply { r.read(hdr.h.a, hdr.h.a); }",
+    )
+    assert "cannot convert bit<8> to bit<32>" in error_of(src)
+    src = program(decls=HDR, ingress="register<bit<8>>(4) r; apply { r.read(hdr.h.b, 0); }")
+    assert "cannot convert bit<16> to bit<8>" in error_of(src)
+
+
+def test_switch_inside_action_is_refused() -> None:
+    src = program(
+        decls=HDR,
+        ingress="action a() { switch (hdr.h.a) { 1: { } } } apply { a(); }",
+    )
+    assert "not supported on this target" in error_of(src)
