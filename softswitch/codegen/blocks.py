@@ -129,8 +129,13 @@ class BlockMixin(TableGenMixin):
 
     def instantiate_anonymous(self: ProgramGen, t: T.BlockType, pos: Any) -> InstanceSym:
         qualified = f"{self.inst.qualified}.{t.name}" if self.inst else t.name
-        py = self.gen_block_instance(t.decl, qualified, {})
         # define it in the enclosing factory (before the current closure is called)
+        saved = self.out
+        self.out = self.hoisted
+        try:
+            py = self.gen_block_instance(t.decl, qualified, {})
+        finally:
+            self.out = saved
         self.hoisted.line(f"{py} = make_{py}(rt)")
         return InstanceSym(t, py, qualified, t.decl)
 
@@ -147,6 +152,13 @@ class BlockMixin(TableGenMixin):
         for p, a in zip(params, bound, strict=True):
             pt = self.resolve_type(p.type_ref)
             if a is None:
+                continue
+            if isinstance(pt, T.BlockType | T.ExternType):
+                # an instance passed to a constructor (`C2(c1) c2;`) is shared, not copied
+                sym = self.scope.lookup(a.name) if isinstance(a, A.NameRef) else None
+                if not isinstance(sym, InstanceSym):
+                    raise P4TypeError.at(a.pos, f"an instance of {pt} is expected")
+                out[p.name] = (sym, pt)
                 continue
             v = self.convert(self.expr(a, pt), pt, a.pos)
             out[p.name] = (v, pt)
@@ -165,7 +177,9 @@ class BlockMixin(TableGenMixin):
         self.func_ctx = None
         try:
             for name, (v, t) in ctor_args.items():
-                if v.is_const:
+                if isinstance(v, InstanceSym):
+                    self.scope.define(name, v)
+                elif v.is_const:
                     self.scope.define(name, Const(v.const, t))
                 else:
                     self.scope.define(name, Const(None, t, v.code))
@@ -244,7 +258,6 @@ class BlockMixin(TableGenMixin):
         self.out.extend(hoisted)
         hoisted.lines.clear()
         args = [f"p_{p}" for p in params]
-        self.out.line(f"def {py}({', '.join(args)}):")
         saved_fn = self.func_ctx
         self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params))
         body = Emitter()
@@ -269,6 +282,7 @@ class BlockMixin(TableGenMixin):
             self.out = saved_out
             self.func_ctx = saved_fn
         self.out.extend(hoisted)
+        self.out.line(f"def {py}({', '.join(args)}):")
         self.out.lines.extend(body.lines)
         if len(body.lines) == 0:
             self.out.line("    pass")

@@ -22,6 +22,25 @@ def field_py(name: str) -> str:
     return name
 
 
+def _header_field_ok(t: T.P4Type) -> bool:
+    t = T.strip_newtype(t)
+    if isinstance(t, T.StructLikeType) and t.kind == "struct":
+        return all(_header_field_ok(ft) for ft in t.fields.values())
+    return isinstance(t, T.BitType | T.VarbitType | T.BoolType | T.EnumType)
+
+
+def _leaves(path: str, st: T.StructLikeType) -> list[tuple[str, T.P4Type]]:
+    """(python path, type) of the scalar fields of a header, structs flattened in order."""
+    out: list[tuple[str, T.P4Type]] = []
+    for n, t in st.fields.items():
+        t0 = T.strip_newtype(t)
+        if isinstance(t0, T.StructLikeType):
+            out.extend(_leaves(f"{path}.{field_py(n)}", t0))
+        else:
+            out.append((f"{path}.{field_py(n)}", t))
+    return out
+
+
 def mask(width: int) -> int:
     return (1 << width) - 1
 
@@ -85,9 +104,7 @@ class TypeMixin:
         self.scope.define(d.name, TypeSym(st))
         for f in d.fields:
             ft = self.resolve_type(f.type_ref)
-            if d.kind == "header" and not isinstance(
-                T.strip_newtype(ft), T.BitType | T.VarbitType | T.BoolType | T.EnumType
-            ):
+            if d.kind == "header" and not _header_field_ok(ft):
                 raise P4TypeError.at(f.pos, f"header field {f.name} cannot have type {ft}")
             if d.kind == "header_union" and not (isinstance(ft, T.StructLikeType) and ft.is_header):
                 raise P4TypeError.at(f.pos, "header_union fields must be headers")
@@ -163,10 +180,9 @@ class TypeMixin:
         shift = total
         ext: list[str] = []
         pack: list[str] = []
-        for n, t in st.fields.items():
+        for f, t in _leaves("self", st):
             w = T.width_of(t)
             shift -= w
-            f = "self." + field_py(n)
             m = mask(w)
             part = f"v >> {shift} & {m}" if shift else f"v & {m}"
             t0 = T.strip_newtype(t)

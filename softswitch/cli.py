@@ -1,0 +1,34 @@
+"""The `softswitch` command line: one subcommand per task (`stf`; more can be added)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .stf.cli import add_stf_command
+
+    parser = argparse.ArgumentParser(
+        prog="softswitch", description="A pure-Python P4_16 v1model switch."
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_stf_command(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return int(handler(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
