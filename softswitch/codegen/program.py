@@ -83,6 +83,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         self.inst: InstanceCtx | None = None
         self.func_ctx: FuncCtx | None = None
         self.in_action = False
+        self.loop_depth = 0
         self.info = ir.ProgramInfo()
         self.type_names: dict[str, T.P4Type] = {}
         self.field_annotations: dict[str, dict[str, A.Annots]] = {}

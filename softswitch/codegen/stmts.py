@@ -62,6 +62,12 @@ class StmtMixin:
             self.switch_stmt(s)
         elif isinstance(s, A.EmptyStmt):
             self.out.line("pass")
+        elif isinstance(s, A.For | A.ForIn):
+            self.for_stmt(s)
+        elif isinstance(s, A.Break | A.Continue):
+            if not self.loop_depth:
+                raise P4TypeError.at(s.pos, f"{type(s).__name__.lower()} outside of a loop")
+            self.out.line("break" if isinstance(s, A.Break) else "continue")
         else:
             raise P4Unsupported.at(s.pos, f"statement {type(s).__name__} here")
 
@@ -75,6 +81,50 @@ class StmtMixin:
             else:
                 self.stmt(s)
         finally:
+            self.scope = saved
+
+    def for_stmt(self: ProgramGen, s: A.For | A.ForIn) -> None:
+        saved = self.scope
+        self.scope = saved.child()
+        self.loop_depth += 1
+        try:
+            if isinstance(s, A.ForIn):
+                t = self.resolve_type(s.type_ref)
+                it = s.iterable
+                py = self.local_name(s.name)
+                self.scope.define(s.name, Var(py, t))
+                if isinstance(it, A.RangeKeyset):
+                    lo = self.convert(self.expr(it.lo, t), t, it.pos)
+                    hi = self.convert(self.expr(it.hi, t), t, it.pos)
+                    self.out.line(f"for {py} in range({lo.code}, {hi.code} + 1):")
+                else:
+                    v = self.expr(it)
+                    vt = T.strip_newtype(v.type)
+                    src = f"{v.code}.h" if isinstance(vt, T.StackType) else v.code
+                    self.out.line(f"for {py} in {src}:")
+                with self.out.indent():
+                    self.block_scoped(s.body)
+                return
+            for st in s.init:
+                self.stmt(st)
+            first = self.temp()
+            self.out.line(f"{first} = True")
+            self.out.line("while True:")
+            with self.out.indent():
+                if s.update:
+                    self.out.line(f"if not {first}:")
+                    with self.out.indent():
+                        for st in s.update:
+                            self.stmt(st)
+                    self.out.line(f"{first} = False")
+                if s.cond is not None:
+                    c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
+                    self.out.line(f"if not {c.code}:")
+                    with self.out.indent():
+                        self.out.line("break")
+                self.block_scoped(s.body)
+        finally:
+            self.loop_depth -= 1
             self.scope = saved
 
     def return_stmt(self: ProgramGen, s: A.Return) -> None:

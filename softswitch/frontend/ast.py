@@ -302,6 +302,32 @@ class Switch(Stmt):
 
 
 @dataclass(slots=True, eq=False)
+class For(Stmt):
+    init: tuple[Stmt, ...]
+    cond: Expr | None
+    update: tuple[Stmt, ...]
+    body: Stmt
+
+
+@dataclass(slots=True, eq=False)
+class ForIn(Stmt):
+    type_ref: TypeRef
+    name: str
+    iterable: Expr
+    body: Stmt
+
+
+@dataclass(slots=True, eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
 class EmptyStmt(Stmt):
     pass
 

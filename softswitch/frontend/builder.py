@@ -461,6 +461,38 @@ class AstBuilder(Transformer):
     def return_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
         return A.Return(self._pos(meta), c[0] if c else None)
 
+    def for_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
+        init, rest = c[0], c[1:]
+        cond = rest[0] if len(rest) == 3 else None
+        return A.For(self._pos(meta), tuple(init), cond, tuple(rest[-2]), _as_stmt(rest[-1]))
+
+    def for_in_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
+        _annots, rest = self._split_annots(c)
+        rest = [x for x in rest if not _is_tok(x, "KW_IN")]
+        return A.ForIn(self._pos(meta), rest[0], rest[1], rest[2], _as_stmt(rest[3]))
+
+    def for_init_list(self, meta: Any, c: list[Any]) -> list[A.Stmt]:
+        return c
+
+    for_update_list = for_init_list
+
+    def for_var_decl(self, meta: Any, c: list[Any]) -> A.Stmt:
+        annots, rest = self._split_annots(c)
+        return A.VarDecl(self._pos(meta), rest[0], rest[1], rest[2], annots)
+
+    def for_assign(self, meta: Any, c: list[Any]) -> A.Stmt:
+        return A.Assign(self._pos(meta), c[0], c[1])
+
+    def for_call(self, meta: Any, c: list[Any]) -> A.Stmt:
+        call = A.Call(self._pos(meta), c[0], (), tuple(c[1]))
+        return A.CallStmt(self._pos(meta), call)
+
+    def break_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
+        return A.Break(self._pos(meta))
+
+    def continue_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
+        return A.Continue(self._pos(meta))
+
     def empty_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
         return A.EmptyStmt(self._pos(meta))
 

@@ -182,3 +182,23 @@ def test_table_keyed_on_validity_and_enum() -> None:
         """,
     )
     assert one(src, bytes([2, 0, 0]))[1] == 5
+
+
+def test_for_loops_with_break_and_continue() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""apply {
+            bit<8> sum = 0;
+            for (bit<8> i = 1; i <= hdr.h.k; i = i + 1) {
+                if (i == 3) { continue; }
+                if (i == 6) { break; }
+                sum = sum + i;
+            }
+            hdr.h.r = sum;
+            bit<8> n = 0;
+            for (bit<8> j in 2 .. 4) { n = n + j; }
+            hdr.h.s = n;
+        }""",
+    )
+    assert one(src, bytes([4, 0, 0])) == bytes([4, 1 + 2 + 4, 9])
+    assert one(src, bytes([9, 0, 0])) == bytes([9, 1 + 2 + 4 + 5, 9])
