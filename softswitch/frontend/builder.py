@@ -471,6 +471,12 @@ class AstBuilder(Transformer):
         rest = [x for x in rest if not _is_tok(x, "KW_IN")]
         return A.ForIn(self._pos(meta), rest[0], rest[1], rest[2], _as_stmt(rest[3]))
 
+    def for_range_statement(self, meta: Any, c: list[Any]) -> A.Stmt:
+        _annots, rest = self._split_annots(c)
+        rest = [x for x in rest if not _is_tok(x, "KW_IN")]
+        rng = A.RangeKeyset(self._pos(meta), rest[2], rest[3])
+        return A.ForIn(self._pos(meta), rest[0], rest[1], rng, _as_stmt(rest[4]))
+
     def for_init_list(self, meta: Any, c: list[Any]) -> list[A.Stmt]:
         return c
 
