@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -69,7 +70,11 @@ def _run_one(
 ) -> StfResult:
     """Run one test with a time limit; never raises."""
     name = Path(p4).stem
-    use_alarm = timeout > 0 and hasattr(signal, "SIGALRM")
+    use_alarm = (
+        timeout > 0
+        and hasattr(signal, "SIGALRM")
+        and threading.current_thread() is threading.main_thread()
+    )
     old: Any = None
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _on_alarm)
@@ -105,8 +110,8 @@ def _details(r: StfResult, verbose: bool) -> str:
     parts: list[str] = []
     if r.diff:
         parts.append(r.diff)
-    if verbose and r.traceback:
-        parts.append(r.traceback.rstrip())
+    if r.traceback:
+        parts.append(r.traceback.rstrip() if verbose else "(--verbose shows the traceback)")
     if verbose and r.warnings and not r.diff:
         parts.append("warnings:\n" + "\n".join(f"  {w}" for w in r.warnings))
     return "\n".join(parts)

@@ -398,6 +398,11 @@ class _Stmt:
     def done(self) -> None:
         t = self.peek()
         if t.kind != "end":
+            if t.line != self.line:
+                raise self.error(
+                    f"unknown STF command {t.text!r} (or a stray continuation of line {self.line})",
+                    t,
+                )
             raise self.error(f"unexpected {t.text!r}", t)
 
     def name(self) -> str:

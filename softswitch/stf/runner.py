@@ -386,8 +386,8 @@ class _Run:
             kinds.append("ternary" if k.match_kind == "optional" else k.match_kind)
         names = [_bmv2_key_name(k) for k in spec.keys]
         given: dict[int, str] = {}
-        for kname, text in c.keys:
-            given[_resolve_key(kname, names)] = text
+        for kname, ktext in c.keys:
+            given[_resolve_key(kname, names)] = ktext
         action = self.action_spec(spec, c.action)
         args = self.action_args(action, c.args)
         ternary_kind = "ternary" in kinds
@@ -396,7 +396,7 @@ class _Run:
         matches: list[M.Match] = []
         for i, k in enumerate(spec.keys):
             what = f"{spec.name} key {k.name}"
-            text = given.get(i)
+            text: str | None = given.get(i)
             if text is None:
                 matches.append(M.Exact(0) if kinds[i] == "exact" else M.Wildcard())
             elif kinds[i] == "exact":
@@ -587,7 +587,9 @@ def run_stf_commands(program: Any, commands: list[P.Command]) -> StfResult:
         return StfResult(FAIL, str(e))
     problems, diff = run.verdict()
     if problems:
-        reason = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+        reason = "; ".join(problems[:3]) + (
+            f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
         return StfResult(FAIL, reason, "\n".join(diff), run.warnings)
     return StfResult(PASS, "", "", run.warnings)
 
