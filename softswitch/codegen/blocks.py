@@ -52,11 +52,13 @@ class BlockMixin(TableGenMixin):
             pys.append(py)
         return pys
 
-    def copy_back_codes(self: ProgramGen, params: tuple[A.Param, ...], pys: list[str]) -> list[str]:
+    def copy_back_codes(
+        self: ProgramGen, params: tuple[A.Param, ...], pys: list[str], aggregates: bool = True
+    ) -> list[str]:
         return [
             py
             for p, py in zip(params, pys, strict=True)
-            if copies_back(p, self.resolve_type(p.type_ref))
+            if copies_back(p, self.resolve_type(p.type_ref), aggregates)
         ]
 
     def emit_nonlocal(self: ProgramGen) -> None:
@@ -259,7 +261,7 @@ class BlockMixin(TableGenMixin):
         hoisted.lines.clear()
         args = [f"p_{p}" for p in params]
         saved_fn = self.func_ctx
-        self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params))
+        self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params, aggregates=False))
         body = Emitter()
         body.depth = 1
         saved_out = self.out
@@ -312,7 +314,7 @@ class BlockMixin(TableGenMixin):
             self.out.line("while _st is not None:")
             with self.out.indent():
                 self.out.line("_st = _st()")
-            outs = self.copy_back_codes(d.params, params)
+            outs = self.copy_back_codes(d.params, params, aggregates=False)
             if outs:
                 self.out.line(f"return ({', '.join(outs)},)")
         self.out.line(f"return {py}")

@@ -7,13 +7,23 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from .emitter import Emitter
 from .exprs import V, _SymType, const_v
 from .printer import expr_text
-from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym
+from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
 from .typeresolve import field_py
 
 if TYPE_CHECKING:
     from .program import ProgramGen
+
+
+def _is_literal(code: str) -> bool:
+    try:
+        int(code, 0)
+        return True
+    except ValueError:
+        return code in ("True", "False", "None")
+
 
 SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
 
@@ -22,9 +32,18 @@ def is_scalar(t: T.P4Type) -> bool:
     return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
 
 
-def copies_back(p: A.Param, t: T.P4Type) -> bool:
-    """Does the caller assign this parameter's value back after the call?"""
-    return p.direction == "out" or (p.direction == "inout" and is_scalar(t))
+def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
+    """Does the caller assign this parameter's value back after the call?
+
+    Actions and functions copy in and out every out/inout argument, as P4 prescribes
+    (an action that writes `hdr.h.a` while `hdr` is its inout argument sees the copy-out
+    win). Parsers and controls applied as sub-blocks get headers and structs by reference
+    (`aggregates=False`): copying the whole header struct at every sub-control apply would
+    cost more than the rare aliasing it guards against.
+    """
+    if p.direction == "out":
+        return True
+    return p.direction == "inout" and (aggregates or is_scalar(t))
 
 
 class CallMixin:
@@ -113,11 +132,15 @@ class CallMixin:
         c: A.Call,
         statement: bool,
         ret: T.P4Type,
-        extra_first: tuple[str, ...] = (),
+        aggregates: bool = True,
     ) -> V:
-        """Call a generated function with copy-in/copy-out of out and inout scalars."""
+        """Call a generated function with copy-in/copy-out of out and inout arguments.
+
+        Arguments are evaluated left to right; when a later argument needs statements of
+        its own (a call with out arguments), earlier values are saved first.
+        """
         bound = self.bind_args(params, c.args, c.pos)
-        codes: list[str] = list(extra_first)
+        codes: list[str] = []
         backs: list[tuple[A.Expr, T.P4Type]] = []
         for p, a in zip(params, bound, strict=True):
             pt = self.resolve_type(p.type_ref)
@@ -125,26 +148,84 @@ class CallMixin:
                 codes.append(self.zero_code(pt))
                 continue
             if p.direction in ("out", "inout"):
-                v = self.expr(a)
-                if p.direction == "out" and not is_scalar(pt):
-                    codes.append(self.zero_code(pt))
+                if copies_back(p, pt, aggregates):
+                    a = self.stabilize(a)
+                v, pre = self.capture(lambda a=a: self.expr(a))
+                if p.direction == "out":
+                    code = self.zero_code(pt) if not is_scalar(pt) else "0"
                 else:
-                    codes.append(self.convert(v, pt, a.pos).code)
-                if copies_back(p, pt):
+                    code = self.convert(v, pt, a.pos).code
+                    if aggregates and not is_scalar(pt):
+                        code = self.copy_code(code, pt)
+                if copies_back(p, pt, aggregates):
                     backs.append((a, pt))
             else:
-                v = self.convert(self.expr(a, pt), pt, a.pos)
-                codes.append(self.copy_code(v.code, pt) if not is_scalar(pt) else v.code)
+                v, pre = self.capture(lambda a=a, pt=pt: self.convert(self.expr(a, pt), pt, a.pos))
+                code = self.copy_code(v.code, pt) if not is_scalar(pt) else v.code
+            if pre.lines:
+                codes = [self.snapshot(x) for x in codes]
+                self.out.lines.extend(pre.lines)
+            codes.append(code)
         call = f"{py}({', '.join(codes)})"
         has_ret = not isinstance(ret, T.VoidType)
         if not backs:
             return V(call, ret) if has_ret or not statement else V(call, T.VOID)
         tmp = self.temp()
-        self.out.line(f"{tmp} = {call}")
         k = 1 if has_ret else 0
+        self.out.line("try:")
+        with self.out.indent():
+            self.out.line(f"{tmp} = {call}")
+        self.out.line("except _ExitSignal as _e:")
+        with self.out.indent():
+            # `exit` inside the callee: its out/inout values are still copied out
+            self.out.line("if _e.args:")
+            with self.out.indent():
+                self.out.line(f"{tmp} = _e.args[0]")
+                for i, (a, pt) in enumerate(backs):
+                    self.assign(a, V(f"{tmp}[{i}]", pt))
+            self.exit_stmt()
         for i, (a, pt) in enumerate(backs):
             self.assign(a, V(f"{tmp}[{i + k}]", pt))
         return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)
+
+    def capture(self: ProgramGen, fn: Any) -> tuple[Any, Any]:
+        """Run `fn` (which generates an expression) and return its value and the statements
+        it needed, without emitting them."""
+        saved = self.out
+        buf = Emitter()
+        buf.depth = saved.depth
+        self.out = buf
+        try:
+            r = fn()
+        finally:
+            self.out = saved
+        return r, buf
+
+    def snapshot(self: ProgramGen, code: str) -> str:
+        """Save a value computed so far in a temporary (unless it cannot change)."""
+        if _is_literal(code):
+            return code
+        t = self.temp()
+        self.out.line(f"{t} = {code}")
+        return t
+
+    def stabilize(self: ProgramGen, e: A.Expr) -> A.Expr:
+        """An lvalue whose index expressions are evaluated now, once (for compound
+        assignments and copy-out targets)."""
+        if isinstance(e, A.Member):
+            return A.Member(e.pos, self.stabilize(e.base), e.name)
+        if isinstance(e, A.Slice):
+            return A.Slice(e.pos, self.stabilize(e.base), e.hi, e.lo)
+        if isinstance(e, A.Index):
+            idx = self.expr(e.index)
+            if idx.is_const:
+                return A.Index(e.pos, self.stabilize(e.base), e.index)
+            t = self.temp()
+            self.out.line(f"{t} = {idx.code}")
+            name = f"${t}"
+            self.scope.define(name, Var(t, idx.type))
+            return A.Index(e.pos, self.stabilize(e.base), A.NameRef(e.index.pos, name))
+        return e
 
     # ------------------------------------------------------------ methods
     def method_call(self: ProgramGen, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
@@ -224,7 +305,7 @@ class CallMixin:
     def apply_instance(self: ProgramGen, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
-        return self.invoke(f"{sym.py}", params, c, statement, T.VOID)
+        return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False)
 
     # ------------------------------------------------------------ packet_in / packet_out
     def packet_method(
@@ -248,6 +329,24 @@ class CallMixin:
                 h = self.temp()
                 self.out.line(f"{h} = {stack.code}.next_for_extract()")
                 hv = V(h, T.strip_newtype(stack.type).element)
+                after = f"{stack.code}.nxt += 1"
+            elif (
+                isinstance(target, A.Member)
+                and isinstance(target.base, A.Member)
+                and target.base.name == "next"
+                and isinstance(T.strip_newtype(self.expr(target.base.base).type), T.StackType)
+            ):
+                # a member of the next element of a header-union stack
+                stack = self.expr(target.base.base)
+                u = self.temp()
+                self.out.line(f"{u} = {stack.code}.next_for_extract()")
+                ut = T.strip_newtype(stack.type).element
+                if target.name not in ut.fields:
+                    raise P4TypeError.at(target.pos, f"{ut} has no member {target.name}")
+                for n in ut.fields:
+                    if n != target.name:
+                        self.out.line(f"{u}.{field_py(n)}._v = False")
+                hv = V(f"{u}.{field_py(target.name)}", ut.fields[target.name])
                 after = f"{stack.code}.nxt += 1"
             else:
                 hv = self.expr(target)

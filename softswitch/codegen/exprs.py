@@ -162,6 +162,18 @@ class ExprMixin:
             return a, V(b.code, ta, b.const)
         return a, b
 
+    def exprs_in_order(self: ProgramGen, items: tuple[A.Expr, ...]) -> list[V]:
+        """Evaluate expressions left to right, saving earlier values when a later one
+        needs statements of its own (a call with out arguments)."""
+        out: list[V] = []
+        for i in items:
+            v, pre = self.capture(lambda i=i: self.expr(i))
+            if pre.lines:
+                out = [x if x.is_const else V(self.snapshot(x.code), x.type) for x in out]
+                self.out.lines.extend(pre.lines)
+            out.append(v)
+        return out
+
     # ------------------------------------------------------------ entry point
     def expr(self: ProgramGen, e: A.Expr, expected: T.P4Type | None = None) -> V:
         v = self._expr(e, expected)
@@ -200,8 +212,20 @@ class ExprMixin:
             return self.binary_expr(e, expected)
         if isinstance(e, A.Conditional):
             c = self.convert(self.expr(e.cond), T.BOOL, e.cond.pos)
-            a = self.expr(e.then, expected)
-            b = self.expr(e.other, expected)
+            a, pre_a = self.capture(lambda: self.expr(e.then, expected))
+            b, pre_b = self.capture(lambda: self.expr(e.other, expected))
+            if pre_a.lines or pre_b.lines:
+                a, b = self.unify(a, b, e.pos, "?:")
+                t = self.temp()
+                self.out.line(f"if {c.code}:")
+                with self.out.indent():
+                    self.out.lines.extend(_reindent(pre_a.lines))
+                    self.out.line(f"{t} = {a.code}")
+                self.out.line("else:")
+                with self.out.indent():
+                    self.out.lines.extend(_reindent(pre_b.lines))
+                    self.out.line(f"{t} = {b.code}")
+                return V(t, a.type)
             if isinstance(a.type, T.IntLiteralType) and isinstance(b.type, T.IntLiteralType):
                 if expected is not None and not isinstance(expected, T.IntLiteralType):
                     a, b = self.convert(a, expected, e.pos), self.convert(b, expected, e.pos)
@@ -212,7 +236,7 @@ class ExprMixin:
         if isinstance(e, A.Cast):
             return self.cast_expr(e)
         if isinstance(e, A.ListExpr):
-            items = [self.expr(i) for i in e.items]
+            items = self.exprs_in_order(e.items)
             if expected is not None and isinstance(
                 T.strip_newtype(expected), T.StructLikeType | T.TupleType | T.StackType
             ):
@@ -221,7 +245,8 @@ class ExprMixin:
             code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
             return V(code, T.ListType(tuple(i.type for i in items)), items)
         if isinstance(e, A.StructExpr):
-            named = {n: self.expr(x) for n, x in e.fields}
+            vals = self.exprs_in_order(tuple(x for _n, x in e.fields))
+            named = {n: v for (n, _x), v in zip(e.fields, vals, strict=True)}
             lv = V("", T.ListType(tuple(v.type for v in named.values())), named)
             if expected is not None and isinstance(T.strip_newtype(expected), T.StructLikeType):
                 return self.build_from_list(lv, T.strip_newtype(expected), e.pos)
@@ -364,14 +389,30 @@ class ExprMixin:
         op = e.op
         if op in ("&&", "||"):
             a = self.convert(self.expr(e.left), T.BOOL, e.left.pos)
-            b = self.convert(self.expr(e.right), T.BOOL, e.right.pos)
+            b, pre = self.capture(lambda: self.convert(self.expr(e.right), T.BOOL, e.right.pos))
+            if pre.lines:
+                # the right operand needs statements: run them only when it is evaluated
+                t = self.temp()
+                self.out.line(f"{t} = {a.code}")
+                self.out.line(f"if {t}:" if op == "&&" else f"if not {t}:")
+                with self.out.indent():
+                    self.out.lines.extend(_reindent(pre.lines))
+                    self.out.line(f"{t} = {b.code}")
+                return V(t, T.BOOL)
             if a.is_const and b.is_const:
                 return const_v(a.const and b.const if op == "&&" else a.const or b.const, T.BOOL)
+            if a.is_const:
+                if op == "&&":
+                    return b if a.const else const_v(False, T.BOOL)
+                return const_v(True, T.BOOL) if a.const else b
             pyop = "and" if op == "&&" else "or"
             return V(f"({a.code} {pyop} {b.code})", T.BOOL)
         hint = expected if op not in _CMP and op not in ("<<", ">>", "++") else None
         a = self.expr(e.left, hint)
-        b = self.expr(e.right, hint if op not in ("<<", ">>") else None)
+        b, pre = self.capture(lambda: self.expr(e.right, hint if op not in ("<<", ">>") else None))
+        if pre.lines:
+            a = V(self.snapshot(a.code), a.type, a.const)
+            self.out.lines.extend(pre.lines)
         if op in ("<<", ">>"):
             return self.shift_expr(e, a, b)
         if op == "++":
@@ -547,6 +588,11 @@ class ExprMixin:
         if T.same_type(st, tt):
             return V(v.code, target, v.const)
         raise P4TypeError.at(e.pos, f"cannot cast {v.type} to {target}")
+
+
+def _reindent(lines: list[str]) -> list[str]:
+    """Captured lines one level deeper (they were generated at the enclosing depth)."""
+    return ["    " + ln if ln else ln for ln in lines]
 
 
 _PYCMP = {

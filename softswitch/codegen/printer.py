@@ -17,6 +17,8 @@ def expr_text(e: A.Expr) -> str:  # noqa: C901
     if isinstance(e, A.Slice):
         return f"{expr_text(e.base)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
     if isinstance(e, A.Call):
+        if isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args:
+            return f"{expr_text(e.func.base)}.$valid$"  # p4c's name for validity keys
         args = ", ".join(expr_text(a.value) if a.value is not None else "_" for a in e.args)
         return f"{expr_text(e.func)}({args})"
     if isinstance(e, A.IntLit):

@@ -18,10 +18,21 @@ if TYPE_CHECKING:
 class StmtMixin:
     def stmt(self: ProgramGen, s: A.Stmt) -> None:  # noqa: C901
         if isinstance(s, A.Assign):
-            target_type = self.expr(s.target).type
-            v = self.expr(s.value, target_type)
-            v = self.convert(v, target_type, s.pos)
-            self.assign(s.target, v)
+            target = s.target
+            value = s.value
+            if isinstance(value, A.Binary) and value.left is target:
+                # compound assignment (`a[i] += x`): the target is evaluated once
+                target = self.stabilize(target)
+                value = A.Binary(value.pos, value.op, target, value.right)
+            target_type = self.expr(target).type
+            v, pre = self.capture(
+                lambda: self.convert(self.expr(value, target_type), target_type, s.pos)
+            )
+            if pre.lines:
+                # the target's indices are evaluated before the value (left to right)
+                target = self.stabilize(target)
+                self.out.lines.extend(pre.lines)
+            self.assign(target, v)
         elif isinstance(s, A.CallStmt):
             self.call_stmt(s.call)
         elif isinstance(s, A.If):
@@ -55,7 +66,7 @@ class StmtMixin:
                 self.out.line(f"{py} = {v.code}")
                 self.scope.define(s.name, Var(py, t))
         elif isinstance(s, A.Exit):
-            self.out.line("raise _EXIT")
+            self.exit_stmt()
         elif isinstance(s, A.Return):
             self.return_stmt(s)
         elif isinstance(s, A.Switch):
@@ -127,6 +138,18 @@ class StmtMixin:
             self.loop_depth -= 1
             self.scope = saved
 
+    def exit_stmt(self: ProgramGen) -> None:
+        """`exit`: out/inout values of the current action or function still go back."""
+        fn = self.func_ctx
+        if fn is not None and fn.copy_back and self.inst_kind_allows_exit_values():
+            vals = ", ".join(fn.copy_back)
+            self.out.line(f"raise _ExitSignal(({vals},))")
+        else:
+            self.out.line("raise _EXIT")
+
+    def inst_kind_allows_exit_values(self: ProgramGen) -> bool:
+        return True
+
     def return_stmt(self: ProgramGen, s: A.Return) -> None:
         fn = self.func_ctx
         if fn is None:
@@ -197,7 +220,13 @@ class StmtMixin:
             if sym.direction == "in" and self.func_ctx is not None and self.func_ctx.strict_in:
                 raise P4TypeError.at(target.pos, f"{target.name} is an 'in' parameter")
             self.note_cell_use(sym)
-            self.out.line(f"{sym.py} = {code}")
+            if sym.direction in ("inout", "out") and isinstance(
+                T.strip_newtype(t), T.StructLikeType | T.StackType
+            ):
+                # the caller holds this object: overwrite it in place
+                self.out.line(f"_assign({sym.py}, {code})")
+            else:
+                self.out.line(f"{sym.py} = {code}")
             return
         if isinstance(target, A.Member):
             base = self.expr(target.base)

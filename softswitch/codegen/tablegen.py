@@ -237,7 +237,8 @@ class TableGenMixin:
                 if p.direction == "out" and not is_scalar(pt):
                     codes.append(self.zero_code(pt))
                 else:
-                    codes.append(self.convert(v, pt, a.pos).code)
+                    code = self.convert(v, pt, a.pos).code
+                    codes.append(self.copy_code(code, pt) if p.direction == "inout" else code)
                 if copies_back(p, pt):
                     backs.append((a.value, pt))
             call = f"{asym.py}({', '.join(codes)}, *cp)"
@@ -312,6 +313,13 @@ class TableGenMixin:
             matches.append(self.entry_match(item, k, kd.expr.type, e.pos))
         name, args = self.action_call_value(e.action, d, e.pos)
         prio = self.const_int(e.priority) if e.priority is not None else None
+        ann = A.find_annotation(e.annotations, "priority")
+        if prio is None and ann is not None:
+            # BMv2's @priority(N): the smallest N wins; our tables let the largest win
+            n = ann.int_value()
+            if n is None:
+                raise P4TypeError.at(e.pos, "@priority needs an integer")
+            prio = -n
         return ir.ConstEntrySpec(tuple(matches), name, args, prio)
 
     def entry_match(self: ProgramGen, item: A.Expr, k: ir.KeySpec, kt: Any, pos: Any) -> M.Match:

@@ -160,7 +160,16 @@ class TypeMixin:
                     if "_vw" in slots:
                         out.line("c._vw = self._vw")
                 out.line("return c")
-            if st.is_header and "_vw" not in slots:
+            if (st.is_header and "_vw" not in slots) or (
+                st.kind == "struct"
+                and _header_field_ok(st)
+                and not any(
+                    isinstance(T.strip_newtype(t), T.VarbitType) for _, t in _leaves("", st)
+                )
+            ):
+                out.line(f"_bits = {st.bit_width()}")
+                if not st.is_header:
+                    out.line(f"_bytes = {(st.bit_width() + 7) // 8}")
                 self._emit_pack_unpack(out, st)
             if st.is_header:
                 out.line("")
@@ -200,7 +209,8 @@ class TypeMixin:
         with out.indent():
             for ln in ext:
                 out.line(ln)
-            out.line("self._v = True")
+            if st.is_header:
+                out.line("self._v = True")
         out.line("")
         out.line("def _pack(self):")
         with out.indent():

@@ -15,6 +15,7 @@ __all__ = [
     "_Reject",
     "_Stack",
     "_advance",
+    "_assign",
     "_copy_tuple",
     "_div",
     "_emit",
@@ -120,11 +121,13 @@ def _lookahead(pk: PacketReader, width: int) -> int:
 
 
 def _lookahead_header(pk: PacketReader, cls: type) -> Any:
+    """lookahead<H>() / lookahead<S>(): a header (made valid) or struct from the next bits."""
     h = cls()
     n = h._bytes
     if pk.off + n > len(pk.data):
         raise _ParserError(PACKET_TOO_SHORT)
-    h._ext(int.from_bytes(pk.data[pk.off : pk.off + n], "big"))
+    v = int.from_bytes(pk.data[pk.off : pk.off + n], "big")
+    h._ext(v >> (n * 8 - h._bits))
     return h
 
 
@@ -136,6 +139,10 @@ def _advance(pk: PacketReader, nbits: int) -> None:
 
 
 def _emit(out: bytearray, h: Any) -> None:
+    if h._kind == "header_union":
+        for name in h.__slots__:
+            _emit(out, getattr(h, name))
+        return
     if h._v:
         if hasattr(h, "_vw"):
             out += _pack_varbit(h)
@@ -187,6 +194,13 @@ def _attr(name: str) -> str:
     if keyword.iskeyword(name) or name.startswith("_") or name == "mro":
         return "f_" + name
     return name
+
+
+def _assign(dst: Any, src: Any) -> None:
+    """Overwrite header/struct/stack `dst` in place with (a copy of) `src`."""
+    src = src._copy()
+    for name in dst.__slots__:
+        setattr(dst, name, getattr(src, name))
 
 
 def _copy_tuple(t: tuple[Any, ...]) -> tuple[Any, ...]:

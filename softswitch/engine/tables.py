@@ -309,7 +309,17 @@ class Table:
         self.set_default(self.spec.default_action, self.spec.default_args, initial=True)
 
     def _add_const_entries(self, entries: tuple[ir.ConstEntrySpec, ...]) -> None:
+        """Entries in program order: earlier ones win unless priorities say otherwise.
+
+        Explicit `priority = N` values are used as they are (largest wins);
+        `@priority(N)` arrives negated (BMv2: smallest wins), and unannotated entries then
+        rank by their 1-based position, as p4c's BMv2 back end numbers them.
+        """
+        annotated = any(ce.priority is not None and ce.priority < 0 for ce in entries)
         n = len(entries)
         for i, ce in enumerate(entries):
-            prio = ce.priority if ce.priority is not None else n - i
+            if ce.priority is not None:
+                prio = ce.priority
+            else:
+                prio = -(i + 1) if annotated else n - i
             self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)
