@@ -202,3 +202,80 @@ def test_for_loops_with_break_and_continue() -> None:
     )
     assert one(src, bytes([4, 0, 0])) == bytes([4, 1 + 2 + 4, 9])
     assert one(src, bytes([9, 0, 0])) == bytes([9, 1 + 2 + 4 + 5, 9])
+
+
+SIDE = HDR + """
+bit<8> set_one(inout bit<8> x) { x = 1; return 2; }
+bool yes(inout bit<8> x) { x = 1; return true; }
+"""
+
+
+def test_operands_are_evaluated_left_to_right() -> None:
+    src = program(decls=SIDE, ingress="apply { hdr.h.r = hdr.h.k + set_one(hdr.h.k); }")
+    assert one(src, bytes([5, 0, 0])) == bytes([1, 7, 0])  # k read (5) before the call
+
+
+def test_short_circuit_skips_calls() -> None:
+    src = program(
+        decls=SIDE,
+        ingress="apply { bool b = hdr.h.s == 0 || yes(hdr.h.k); hdr.h.r = b ? 8w1 : 8w0; }",
+    )
+    assert one(src, bytes([5, 0, 0])) == bytes([5, 1, 0])  # yes() not called
+    assert one(src, bytes([5, 0, 3])) == bytes([1, 1, 3])
+
+
+def test_compound_assignment_evaluates_target_once() -> None:
+    src = program(
+        decls="header h_t { bit<8> i; } header e_t { bit<8> a; }"
+        " bit<8> inc(inout bit<8> x) { x = x + 1; return x; }",
+        headers="h_t h; e_t[2] e;",
+        parser="state start { pkt.extract(hdr.h); pkt.extract(hdr.e.next); pkt.extract(hdr.e.next); transition accept; }",
+        ingress="apply { hdr.e[inc(hdr.h.i) & 1].a |= 4; }",
+    )
+    assert one(src, bytes([0, 0, 0])) == bytes([1, 0, 4])
+
+
+def test_exit_in_action_still_copies_out() -> None:
+    src = program(
+        decls=HDR,
+        ingress="action a(inout bit<8> v) { v = 2; exit; } apply { a(hdr.h.r); hdr.h.r = 9; }",
+    )
+    assert one(src, bytes([0, 0, 0]))[1] == 2
+
+
+def test_inout_argument_copy_out_wins_over_aliased_writes() -> None:
+    src = program(
+        decls=HDR,
+        ingress="action a(inout headers_t v) { hdr.h.r = 2; } apply { a(hdr); }",
+    )
+    assert one(src, bytes([0, 0, 0]))[1] == 0
+
+
+def test_assigning_a_whole_struct_parameter() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        headers_t tmp;
+        apply { tmp.h.setValid(); tmp.h.k = 3; tmp.h.r = 4; hdr = tmp; }
+        """,
+    )
+    assert one(src, bytes([0, 0, 0])) == bytes([3, 4, 0])
+
+
+def test_priority_annotation_in_const_entries() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        action s(bit<8> v) { hdr.h.r = v; }
+        table t {
+            key = { hdr.h.k: ternary; }
+            actions = { s; }
+            const entries = {
+                0x01 &&& 0x0F : s(1) @priority(3);
+                0x01 &&& 0xFF : s(2) @priority(1);
+            }
+        }
+        apply { t.apply(); }
+        """,
+    )
+    assert one(src, bytes([1, 0, 0]))[1] == 2  # BMv2: the smallest @priority wins
