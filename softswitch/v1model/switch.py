@@ -21,6 +21,7 @@ from ..engine.runtime import PacketReader, _ExitSignal, _ParserError, _Reject
 from ..engine.tables import Table
 from .context import DROP_PORT, PacketContext
 from .externs import ActionProfile, Counter, DirectCounter, DirectMeter, Meter, Register
+from .tm import TrafficManager
 
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
 MAX_PASSES = 64  # resubmits/recirculations of one packet before it is dropped
@@ -28,11 +29,22 @@ MAX_PASSES = 64  # resubmits/recirculations of one packet before it is dropped
 
 @dataclass(slots=True)
 class CloneSession:
-    """Where clones of a session go: (port, rid) replicas, optional truncation."""
+    """Where clones of a session go: (port, rid) replicas and/or a multicast group,
+    truncated to `packet_length` bytes when not 0."""
 
     replicas: list[tuple[int, int]]
     packet_length: int = 0
     class_of_service: int = 0
+    mgid: int = 0
+
+
+@dataclass(slots=True)
+class Output:
+    """A packet sent by the switch: when (switch clock, microseconds), where, what."""
+
+    time_us: int
+    port: int
+    data: bytes
 
 
 @dataclass(slots=True)
@@ -88,6 +100,7 @@ class Switch:
         log_console: bool = False,
         cpu_port: int | None = None,
         trace: bool = False,
+        priority_queues: int = 1,
     ) -> None:
         self.program = program
         self.info = program.info
@@ -106,6 +119,8 @@ class Switch:
         self.tracing = trace
         self.trace: Callable[..., None] = self._trace if trace else _no_trace
         self.dropped = 0
+        self.tm = TrafficManager(priority_queues)
+        self._out: list[Output] = []
         namespace: dict[str, Any] = {}
         code = compile(program.source, f"<softswitch:{program.name}>", "exec")
         exec(code, namespace)  # noqa: S102 - our own generated code
@@ -187,10 +202,63 @@ class Switch:
 
     # ------------------------------------------------------------ packets
     def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        """Run one packet received on `port`; return the packets sent, in order."""
-        out: list[tuple[int, bytes]] = []
-        self._ingress(port, bytes(data), NORMAL, None, out, 0)
+        """Receive one packet on `port` now; return the packets sent by now, in order.
+
+        With unthrottled ports (the default) that is everything the packet produces. With
+        queue rates set, packets still queued leave later: see `inject` and `run_until`.
+        """
+        self.inject(port, data)
+        return [(o.port, o.data) for o in self.run_until(self.clock.now_us())]
+
+    def inject(self, port: int, data: bytes) -> None:
+        """Receive a packet on `port` at the current time: parse, ingress, enqueue.
+
+        Packets due to leave their queues by now are served first, so a burst sees the
+        queue as it really is when each packet arrives."""
+        self._serve(self.clock.now_us())
+        self._ingress(port, bytes(data), NORMAL, None, 0)
+
+    def next_event_us(self) -> float | None:
+        """When the traffic manager next hands a packet to egress (None: queues empty)."""
+        return self.tm.next_time()
+
+    def run_until(self, t_us: float) -> list[Output]:
+        """Serve the queues up to time `t_us` and return the packets sent since the last
+        call. Egress runs for each packet at its dequeue time (a SimClock moves forward)."""
+        self._serve(t_us)
+        if isinstance(self.clock, SimClock) and t_us > self.clock.now_us():
+            self.clock.set(int(t_us))
+        out, self._out = self._out, []
         return out
+
+    def _serve(self, t_us: float) -> None:
+        while True:
+            t = self.tm.next_time()
+            if t is None or t > t_us:
+                return
+            when = max(t, self.clock.now_us())
+            if isinstance(self.clock, SimClock):
+                self.clock.set(int(when))
+            got = self.tm.dequeue(when)
+            if got is None:
+                return
+            port, _prio, entry, deq_depth = got
+            ps, depth, truncate = entry.item
+            std = ps.std
+            now = self.clock.now_us()
+            std.enq_timestamp = entry.enq_us & 0xFFFFFFFF
+            std.enq_qdepth = entry.enq_qdepth
+            std.deq_timedelta = (now - entry.enq_us) & 0xFFFFFFFF
+            std.deq_qdepth = deq_depth
+            self._egress(port, ps, depth, truncate)
+
+    def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
+        now = self.clock.now_us()
+        prio = ps.std.priority
+        length = ps.std.packet_length
+        if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now) is None:
+            self.dropped += 1
+            self.trace("drop", f"queue of port {eport}", "queue full or priority out of range")
 
     def _new_pass(
         self, itype: int, port: int, data: bytes, preserved: dict[str, Any] | None
@@ -217,14 +285,10 @@ class Switch:
         self.ctx.payload = ps.payload
 
     def _ingress(
-        self,
-        port: int,
-        data: bytes,
-        itype: int,
-        preserved: dict[str, Any] | None,
-        out: list[tuple[int, bytes]],
-        depth: int,
+        self, port: int, data: bytes, itype: int, preserved: dict[str, Any] | None, depth: int
     ) -> None:
+        """BMv2's ingress thread: parse, verify, ingress, then I2E clone, digests,
+        resubmit, multicast or unicast (in that order)."""
         if depth > MAX_PASSES:
             self.dropped += 1
             return
@@ -249,55 +313,65 @@ class Switch:
         for recv, name, d in ctx.digests:
             self.digests.append(Digest(recv, name, d))
         if clone is not None:
-            self._clone_i2e(ps, clone, out, depth)
+            self._clone_i2e(ps, clone, depth)
         if resubmit is not False:
             kept = self._preserve(ps.meta, resubmit)
-            self._ingress(port, data, RESUBMIT, kept, out, depth + 1)
+            self._ingress(port, data, RESUBMIT, kept, depth + 1)
             return
-        gid = std.mcast_grp
-        if gid:
-            for eport, rid in self.mc_groups.get(gid, ()):
-                copy = _Pass(
-                    ps.hdr._copy(), ps.meta._copy(), std._copy(), ps.payload, data, ps.truncate
-                )
-                copy.std.egress_rid = rid
-                copy.std.instance_type = REPLICATION
-                self._egress(eport, copy, out, depth)
+        if std.mcast_grp:
+            std.instance_type = REPLICATION
+            self._multicast(ps, std.mcast_grp, depth)
             return
         if std.egress_spec == DROP_PORT:
             self.dropped += 1
             self.trace("drop", "ingress", "egress_spec is the drop port (511)")
             return
-        self._egress(std.egress_spec, ps, out, depth)
+        std.instance_type = NORMAL
+        self._enqueue(std.egress_spec, ps, depth)
 
-    def _clone_i2e(
-        self, ps: _Pass, req: tuple[str, int, int | None], out: list[tuple[int, bytes]], depth: int
-    ) -> None:
-        """I2E clone: the packet as received, re-parsed, metadata zero but the field list."""
+    def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
+        """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""
+        for eport, rid in self.mc_groups.get(gid, ()):
+            copy = _Pass(
+                ps.hdr._copy(),
+                ps.meta._copy(),
+                ps.std._copy(),
+                ps.payload,
+                ps.original,
+                ps.truncate,
+            )
+            copy.std.egress_rid = rid
+            self._enqueue(eport, copy, depth, truncate)
+
+    def _clone_i2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
+        """I2E clone: the packet as received, parsed again (ingress port kept), metadata
+        zero except the field list; to the session's port and/or multicast group."""
         _ctype, sid, fl = req
         session = self.clone_sessions.get(sid)
         if session is None:
             return
         kept = self._preserve(ps.meta, fl)
-        for eport, rid in session.replicas:
-            c = self._new_pass(INGRESS_CLONE, ps.std.ingress_port, ps.original, kept)
-            self.ctx.reset(c.std, len(ps.original))
-            self._parse(c)
-            c.std.egress_rid = rid
-            self._egress(eport, c, out, depth, truncate=session.packet_length)
+        c = self._new_pass(INGRESS_CLONE, ps.std.ingress_port, ps.original, kept)
+        self.ctx.reset(c.std, len(ps.original))
+        self._parse(c)
+        self._send_clone(c, session, depth)
 
-    def _egress(
-        self, eport: int, ps: _Pass, out: list[tuple[int, bytes]], depth: int, truncate: int = 0
-    ) -> None:
+    def _send_clone(self, c: _Pass, session: CloneSession, depth: int) -> None:
+        if session.mgid:
+            self._multicast(c, session.mgid, depth, session.packet_length)
+        for eport, rid in session.replicas:
+            copy = _Pass(c.hdr._copy(), c.meta._copy(), c.std._copy(), c.payload, c.original)
+            copy.std.egress_rid = rid
+            self._enqueue(eport, copy, depth, session.packet_length)
+
+    def _egress(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
+        """BMv2's egress thread: egress (egress_spec starts at 512, so only mark_to_drop
+        drops), E2E clone, drop check, computeChecksum, deparse, recirculate or output."""
         ctx = self.ctx
         std = ps.std
-        now = self.clock.now_us() & 0xFFFFFFFFFFFF
         std.egress_port = eport
-        std.enq_timestamp = now
-        std.egress_global_timestamp = now
-        std.deq_timedelta = 0
-        std.enq_qdepth = 0
-        std.deq_qdepth = 0
+        std.egress_spec = DROP_PORT + 1
+        std.egress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
         ctx.reset(std, std.packet_length)
         ctx.payload = ps.payload
         try:
@@ -306,55 +380,44 @@ class Switch:
             pass
         clone, recirc = ctx.clone_request, ctx.recirculate_request
         trunc = ctx.truncate_to if ctx.truncate_to is not None else ps.truncate
-        dropped = std.egress_spec == DROP_PORT
-        e2e_copy = None
         if clone is not None:
-            e2e_copy = (ps.hdr._copy(), self._preserve(ps.meta, clone[2]))
-        if not dropped:
-            ctx.payload = ps.payload
-            try:
-                self.pipe["compute"](ps.hdr, ps.meta)
-            except _ExitSignal:
-                pass
-            buf = bytearray()
-            self.pipe["deparser"](buf, ps.hdr)
-            data = bytes(buf) + ps.payload
-            if trunc is not None:
-                data = data[:trunc]
-            if truncate:
-                data = data[:truncate]
-            if recirc is not False:
-                kept = self._preserve(ps.meta, recirc)
-                self._ingress(eport, data, RECIRC, kept, out, depth + 1)
-            else:
-                out.append((eport, data))
-                self.trace("output", f"port {eport}", f"{len(data)} bytes")
-        else:
+            self._clone_e2e(ps, clone, depth)
+        if std.egress_spec == DROP_PORT:
             self.dropped += 1
             self.trace("drop", "egress", "egress_spec is the drop port (511)")
-        if e2e_copy is not None:
-            self._clone_e2e(ps, clone, e2e_copy, out, depth)  # type: ignore[arg-type]
+            return
+        ctx.payload = ps.payload
+        try:
+            self.pipe["compute"](ps.hdr, ps.meta)
+        except _ExitSignal:
+            pass
+        buf = bytearray()
+        self.pipe["deparser"](buf, ps.hdr)
+        data = bytes(buf) + ps.payload
+        if trunc is not None:
+            data = data[:trunc]
+        if truncate:
+            data = data[:truncate]
+        if recirc is not False:
+            kept = self._preserve(ps.meta, recirc)
+            self._ingress(ps.std.ingress_port, data, RECIRC, kept, depth + 1)
+            return
+        self._out.append(Output(self.clock.now_us(), eport, data))
+        self.trace("output", f"port {eport}", f"{len(data)} bytes")
 
-    def _clone_e2e(
-        self,
-        ps: _Pass,
-        req: tuple[str, int, int | None],
-        copy: tuple[Any, dict[str, Any]],
-        out: list[tuple[int, bytes]],
-        depth: int,
-    ) -> None:
-        """E2E clone: the egress output (headers as egress left them) runs egress again."""
+    def _clone_e2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
+        """E2E clone: headers as egress left them, metadata zero except the field list;
+        queued again for egress."""
         session = self.clone_sessions.get(req[1])
         if session is None or depth > MAX_PASSES:
             return
-        hdr, kept = copy
-        for eport, rid in session.replicas:
-            c = self._new_pass(EGRESS_CLONE, ps.std.ingress_port, ps.original, kept)
-            c.hdr = hdr._copy()
-            c.payload = ps.payload
-            c.std.packet_length = ps.std.packet_length
-            c.std.egress_rid = rid
-            self._egress(eport, c, out, depth + 1, truncate=session.packet_length)
+        c = self._new_pass(
+            EGRESS_CLONE, ps.std.ingress_port, ps.original, self._preserve(ps.meta, req[2])
+        )
+        c.hdr = ps.hdr._copy()
+        c.payload = ps.payload
+        c.std.packet_length = ps.std.packet_length
+        self._send_clone(c, session, depth + 1)
 
     # ------------------------------------------------------------ field lists
     def _collect_field_lists(self) -> dict[int, list[str]]:
@@ -404,4 +467,4 @@ def _width(t: Any) -> tuple[int, bool]:
     return T.width_of(t0), False
 
 
-__all__ = ["CloneSession", "Digest", "Switch", "field"]
+__all__ = ["CloneSession", "Digest", "Output", "Switch", "field"]

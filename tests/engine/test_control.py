@@ -204,10 +204,13 @@ def test_for_loops_with_break_and_continue() -> None:
     assert one(src, bytes([9, 0, 0])) == bytes([9, 1 + 2 + 4 + 5, 9])
 
 
-SIDE = HDR + """
+SIDE = (
+    HDR
+    + """
 bit<8> set_one(inout bit<8> x) { x = 1; return 2; }
 bool yes(inout bit<8> x) { x = 1; return true; }
 """
+)
 
 
 def test_operands_are_evaluated_left_to_right() -> None:

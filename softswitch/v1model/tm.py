@@ -1,0 +1,171 @@
+"""The traffic manager: per-egress-port queues served at a configured rate.
+
+Each port has `priorities` FIFO queues (queue 0 the lowest priority, as BMv2) served in
+strict priority by one server. A queue holds at most `depth` packets (tail drop beyond);
+the server sends one packet every 1/rate seconds (a rate in packets/s, or in bits/s by
+frame length); a port with no rate serves packets the moment they arrive, as an
+unthrottled BMv2 port does, so its queues stay empty.
+
+Time is the switch clock in microseconds. Queue metadata follow BMv2 `simple_switch`:
+`enq_qdepth` is the queue length before the packet joins it, `deq_qdepth` the length after
+it leaves, `deq_timedelta` the time it waited.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_DEPTH = 64  # packets per queue, BMv2's default
+
+
+@dataclass(slots=True)
+class Queued:
+    enq_us: int
+    seq: int
+    item: Any
+    length: int
+    enq_qdepth: int
+
+
+@dataclass(slots=True)
+class QueueConfig:
+    depth: int = DEFAULT_DEPTH
+    rate_pps: float | None = None  # packets per second; None: unthrottled
+    rate_bps: float | None = None  # bits per second (takes precedence when set)
+
+    def service_us(self, length: int) -> float:
+        if self.rate_bps:
+            return length * 8 * 1e6 / self.rate_bps
+        if self.rate_pps:
+            return 1e6 / self.rate_pps
+        return 0.0
+
+
+@dataclass(slots=True)
+class PortQueues:
+    configs: list[QueueConfig]
+    queues: list[deque[Queued]] = field(default_factory=list)
+    busy_until: float = 0.0
+    drops: int = 0
+
+    def __post_init__(self) -> None:
+        self.queues = [deque() for _ in self.configs]
+
+    def head_time(self) -> float | None:
+        """When the server takes the next packet (None: nothing queued)."""
+        first = min((q[0].enq_us for q in self.queues if q), default=None)
+        if first is None:
+            return None
+        return max(self.busy_until, first)
+
+
+class TrafficManager:
+    def __init__(self, priorities: int = 1, default_depth: int = DEFAULT_DEPTH) -> None:
+        if priorities < 1:
+            raise ValueError("a port needs at least one queue")
+        self.priorities = priorities
+        self.default_depth = default_depth
+        self.ports: dict[int, PortQueues] = {}
+        self._seq = 0
+
+    def port(self, port: int) -> PortQueues:
+        pq = self.ports.get(port)
+        if pq is None:
+            pq = PortQueues([QueueConfig(self.default_depth) for _ in range(self.priorities)])
+            self.ports[port] = pq
+        return pq
+
+    # ------------------------------------------------------------ configuration
+    def set_depth(self, depth: int, port: int | None = None, priority: int | None = None) -> None:
+        """Queue depth in packets, for one port (all ports when None) and priority."""
+        if depth < 1:
+            raise ValueError("queue depth must be at least 1 packet")
+        if port is None:
+            self.default_depth = depth
+        for cfg in self._configs(port, priority):
+            cfg.depth = depth
+
+    def set_rate(
+        self,
+        port: int | None = None,
+        pps: float | None = None,
+        bps: float | None = None,
+        priority: int | None = None,
+    ) -> None:
+        """Service rate in packets/s or bits/s (None for both: unthrottled)."""
+        if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
+            raise ValueError("queue rates must be positive")
+        for cfg in self._configs(port, priority):
+            cfg.rate_pps, cfg.rate_bps = pps, bps
+        if port is None:
+            self._default_rate = (pps, bps)
+
+    _default_rate: tuple[float | None, float | None] = (None, None)
+
+    def _configs(self, port: int | None, priority: int | None) -> list[QueueConfig]:
+        if priority is not None and not 0 <= priority < self.priorities:
+            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        ports = [self.port(port)] if port is not None else list(self.ports.values())
+        out = []
+        for pq in ports:
+            if priority is None:
+                out.extend(pq.configs)
+            else:
+                out.append(pq.configs[priority])
+        return out
+
+    # ------------------------------------------------------------ packets
+    def enqueue(
+        self, port: int, priority: int, item: Any, length: int, now_us: int
+    ) -> Queued | None:
+        """Queue a packet; None when the queue is full (tail drop) or the priority is bad."""
+        new = port not in self.ports
+        pq = self.port(port)
+        if new and self._default_rate != (None, None):
+            for cfg in pq.configs:
+                cfg.rate_pps, cfg.rate_bps = self._default_rate
+        if not 0 <= priority < self.priorities:
+            pq.drops += 1
+            return None
+        q = pq.queues[priority]
+        cfg = pq.configs[priority]
+        if len(q) >= cfg.depth:
+            pq.drops += 1
+            return None
+        self._seq += 1
+        entry = Queued(now_us, self._seq, item, length, len(q))
+        q.append(entry)
+        return entry
+
+    def next_time(self) -> float | None:
+        """Earliest time at which some port dequeues a packet."""
+        times = [t for pq in self.ports.values() if (t := pq.head_time()) is not None]
+        return min(times, default=None)
+
+    def dequeue(self, now_us: float) -> tuple[int, int, Queued, int] | None:
+        """Take the next packet due at or before `now_us`: (port, priority, entry, deq_qdepth)."""
+        best: tuple[float, int, int] | None = None
+        for port, pq in self.ports.items():
+            t = pq.head_time()
+            if t is None or t > now_us:
+                continue
+            if best is None or (t, port) < (best[0], best[1]):
+                best = (t, port, 0)
+        if best is None:
+            return None
+        t, port, _ = best
+        pq = self.ports[port]
+        # strict priority among the packets that have arrived by t
+        for prio in range(self.priorities - 1, -1, -1):
+            q = pq.queues[prio]
+            if q and q[0].enq_us <= t:
+                entry = q.popleft()
+                pq.busy_until = t + pq.configs[prio].service_us(entry.length)
+                return port, prio, entry, len(q)
+        return None
+
+    def occupancy(self, port: int, priority: int = 0) -> int:
+        pq = self.ports.get(port)
+        return len(pq.queues[priority]) if pq else 0
