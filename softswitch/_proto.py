@@ -19,6 +19,8 @@ Use::
     import softswitch._proto  # noqa: F401  (before the first `p4` import)
     from p4.config.v1 import p4info_pb2
     from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+or take the modules from here: `from softswitch._proto import p4info_pb2, p4runtime_pb2`.
 """
 
 from __future__ import annotations
@@ -33,8 +35,30 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-__all__ = ["OldStyleProtoFinder", "install", "modules"]
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from p4.config.v1 import p4info_pb2, p4types_pb2
+    from p4.v1 import p4data_pb2, p4runtime_pb2, p4runtime_pb2_grpc
+
+__all__ = [
+    "OldStyleProtoFinder",
+    "install",
+    "modules",
+    "p4data_pb2",
+    "p4info_pb2",
+    "p4runtime_pb2",
+    "p4runtime_pb2_grpc",
+    "p4types_pb2",
+]
+
+_MODULES = {
+    "p4info_pb2": "p4.config.v1.p4info_pb2",
+    "p4types_pb2": "p4.config.v1.p4types_pb2",
+    "p4runtime_pb2": "p4.v1.p4runtime_pb2",
+    "p4runtime_pb2_grpc": "p4.v1.p4runtime_pb2_grpc",
+    "p4data_pb2": "p4.v1.p4data_pb2",
+}
 
 _SERIALIZED = re.compile(rb"""serialized_pb=(b'(?:[^'\\\n]|\\.)*'|b"(?:[^"\\\n]|\\.)*")""")
 _FROM_IMPORT = re.compile(rb"^from ([\w.]+) import (\w+_pb2) as \w+$", re.MULTILINE)
@@ -115,6 +139,17 @@ def modules() -> tuple[ModuleType, ModuleType, ModuleType]:
     p4runtime = importlib.import_module("p4.v1.p4runtime_pb2")
     grpc_mod = importlib.import_module("p4.v1.p4runtime_pb2_grpc")
     return p4info, p4runtime, grpc_mod
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`from softswitch._proto import p4info_pb2` imports the binding on first use."""
+    full = _MODULES.get(name)
+    if full is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    install()
+    module = importlib.import_module(full)
+    globals()[name] = module
+    return module
 
 
 install()

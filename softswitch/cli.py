@@ -1,4 +1,4 @@
-"""The `softswitch` command line: one subcommand per task (`stf`; more can be added)."""
+"""The `softswitch` command line: one subcommand per task (`compile`, `stf`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .compile_cli import add_compile_command
     from .stf.cli import add_stf_command
 
     parser = argparse.ArgumentParser(
         prog="softswitch", description="A pure-Python P4_16 v1model switch."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_compile_command(subparsers)
     add_stf_command(subparsers)
     return parser
 

@@ -27,6 +27,7 @@ class ParamSpec:
     width: int
     annotations: Annotations = ()
     type_name: str = ""  # named type (typedef/newtype) for P4Info type_name
+    type: Any = None  # semantic type as declared (frontend.types; NewType kept) for P4Info
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,9 @@ class ActionSpec:
     params: tuple[ParamSpec, ...]
     annotations: Annotations = ()
     id_override: int | None = None
+    # qualified name of the parser/control instance declaring it ("" at top level); P4Info
+    # puts a control's actions together and top-level ones where they are first used
+    control: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,8 @@ class KeySpec:
     width: int
     annotations: Annotations = ()
     type_name: str = ""
+    type: Any = None  # semantic type of the key expression (NewType kept), for P4Info
+    index: int = -1  # position among all key elements, selector keys included (-1: unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +101,7 @@ class ExternSpec:
     type_args: tuple[Any, ...] = ()  # semantic types
     args: tuple[Any, ...] = ()  # constructor argument values (ints, enum member names)
     annotations: Annotations = ()
+    in_place: bool | None = None  # constructed in a table property (None: unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,7 @@ class HeaderFieldSpec:
     name: str
     width: int
     annotations: Annotations = ()
+    type: Any = None  # semantic type (NewType kept), for P4Info type_name/type_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +124,7 @@ class ControllerHeaderSpec:
 class DigestSpec:
     name: str  # the struct type name
     fields: tuple[HeaderFieldSpec, ...]
+    type: Any = None  # the semantic type of the digested data, for P4Info type_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +147,12 @@ class ProgramInfo:
     controller_headers: dict[str, ControllerHeaderSpec] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
     arch: str = "v1model"
+    # --- optional extras for P4Info (empty when the code generator does not record them)
+    # every reference to an action from a control, in source order: (qualified name of the
+    # innermost control instance, action name, "table" for action lists/default actions/
+    # entries or "call" for a direct call in an apply block or action body)
+    action_refs: list[tuple[str, str, str]] = field(default_factory=list)
+    # names of the extern functions called from controls (apply blocks and actions)
+    extern_calls: list[str] = field(default_factory=list)
+    # annotations on the package instance `main` (@pkginfo, ...)
+    package_annotations: Annotations = ()

@@ -255,6 +255,13 @@ class Switch:
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         now = self.clock.now_us()
         prio = ps.std.priority
+        if eport not in self.tm.shaped and prio < self.tm.priorities:
+            # an unthrottled port serves the packet the moment it arrives: queue metadata 0
+            std = ps.std
+            std.enq_timestamp = now & 0xFFFFFFFF
+            std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
+            self._egress(eport, ps, depth, truncate)
+            return
         length = ps.std.packet_length
         if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now) is None:
             self.dropped += 1
@@ -380,44 +387,48 @@ class Switch:
             pass
         clone, recirc = ctx.clone_request, ctx.recirculate_request
         trunc = ctx.truncate_to if ctx.truncate_to is not None else ps.truncate
-        if clone is not None:
-            self._clone_e2e(ps, clone, depth)
+        # the E2E clone copies the headers as egress left them (before computeChecksum)
+        # and is queued after the original leaves
+        e2e = self._clone_e2e(ps, clone, depth) if clone is not None else None
         if std.egress_spec == DROP_PORT:
             self.dropped += 1
             self.trace("drop", "egress", "egress_spec is the drop port (511)")
-            return
-        ctx.payload = ps.payload
-        try:
-            self.pipe["compute"](ps.hdr, ps.meta)
-        except _ExitSignal:
-            pass
-        buf = bytearray()
-        self.pipe["deparser"](buf, ps.hdr)
-        data = bytes(buf) + ps.payload
-        if trunc is not None:
-            data = data[:trunc]
-        if truncate:
-            data = data[:truncate]
-        if recirc is not False:
-            kept = self._preserve(ps.meta, recirc)
-            self._ingress(ps.std.ingress_port, data, RECIRC, kept, depth + 1)
-            return
-        self._out.append(Output(self.clock.now_us(), eport, data))
-        self.trace("output", f"port {eport}", f"{len(data)} bytes")
+        else:
+            ctx.payload = ps.payload
+            try:
+                self.pipe["compute"](ps.hdr, ps.meta)
+            except _ExitSignal:
+                pass
+            buf = bytearray()
+            self.pipe["deparser"](buf, ps.hdr)
+            data = bytes(buf) + ps.payload
+            if trunc is not None:
+                data = data[:trunc]
+            if truncate:
+                data = data[:truncate]
+            if recirc is not False:
+                kept = self._preserve(ps.meta, recirc)
+                self._ingress(ps.std.ingress_port, data, RECIRC, kept, depth + 1)
+            else:
+                self._out.append(Output(self.clock.now_us(), eport, data))
+                self.trace("output", f"port {eport}", f"{len(data)} bytes")
+        if e2e is not None:
+            self._send_clone(e2e[0], e2e[1], depth + 1)
 
-    def _clone_e2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
-        """E2E clone: headers as egress left them, metadata zero except the field list;
-        queued again for egress."""
+    def _clone_e2e(
+        self, ps: _Pass, req: tuple[str, int, int | None], depth: int
+    ) -> tuple[_Pass, CloneSession] | None:
+        """E2E clone: headers as egress left them, metadata zero except the field list."""
         session = self.clone_sessions.get(req[1])
         if session is None or depth > MAX_PASSES:
-            return
+            return None
         c = self._new_pass(
             EGRESS_CLONE, ps.std.ingress_port, ps.original, self._preserve(ps.meta, req[2])
         )
         c.hdr = ps.hdr._copy()
         c.payload = ps.payload
         c.std.packet_length = ps.std.packet_length
-        self._send_clone(c, session, depth + 1)
+        return c, session
 
     # ------------------------------------------------------------ field lists
     def _collect_field_lists(self) -> dict[int, list[str]]:

@@ -61,6 +61,19 @@ class PortQueues:
         return max(self.busy_until, first)
 
 
+class _Shaped:
+    """Membership test for ports that need queueing."""
+
+    __slots__ = ("all", "ports")
+
+    def __init__(self) -> None:
+        self.all = False
+        self.ports: set[int] = set()
+
+    def __contains__(self, port: object) -> bool:
+        return self.all or port in self.ports
+
+
 class TrafficManager:
     def __init__(self, priorities: int = 1, default_depth: int = DEFAULT_DEPTH) -> None:
         if priorities < 1:
@@ -69,6 +82,9 @@ class TrafficManager:
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
+        # ports whose packets go through the queues: those with a rate, or all ports once
+        # a default rate or depth is set (an unthrottled, empty port serves at once)
+        self.shaped: _Shaped = _Shaped()
 
     def port(self, port: int) -> PortQueues:
         pq = self.ports.get(port)
@@ -86,6 +102,7 @@ class TrafficManager:
             self.default_depth = depth
         for cfg in self._configs(port, priority):
             cfg.depth = depth
+        self._reshape()
 
     def set_rate(
         self,
@@ -101,6 +118,13 @@ class TrafficManager:
             cfg.rate_pps, cfg.rate_bps = pps, bps
         if port is None:
             self._default_rate = (pps, bps)
+        self._reshape()
+
+    def _reshape(self) -> None:
+        self.shaped.all = self._default_rate != (None, None)
+        self.shaped.ports = {
+            p for p, pq in self.ports.items() if any(c.rate_pps or c.rate_bps for c in pq.configs)
+        }
 
     _default_rate: tuple[float | None, float | None] = (None, None)
 
