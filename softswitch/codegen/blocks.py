@@ -113,7 +113,9 @@ class BlockMixin(TableGenMixin):
         return sym
 
     # ------------------------------------------------------------ instances
-    def gen_instance(self: ProgramGen, d: A.Instance, qualified: str) -> InstanceSym:
+    def gen_instance(
+        self: ProgramGen, d: A.Instance, qualified: str, in_place: bool = False
+    ) -> InstanceSym:
         t = self.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
@@ -123,7 +125,7 @@ class BlockMixin(TableGenMixin):
         elif isinstance(t, T.ExternType):
             py = self.unique("x_" + d.name)
             sym = InstanceSym(t, py, qualified, d)
-            self.arch.instantiate(self, sym, d)
+            self.arch.instantiate(self, sym, d, in_place)
         else:
             raise P4TypeError.at(d.pos, f"cannot instantiate {t}")
         self.scope.define(d.name, sym)
@@ -221,7 +223,7 @@ class BlockMixin(TableGenMixin):
                 v = self.convert(self.expr(d.value, t), t, d.value.pos)
                 self.scope.define(d.name, Const(v.const, t, v.code))
             elif isinstance(d, A.Instance):
-                self.gen_instance(d, f"{self.inst.qualified}.{d.name}")
+                self.gen_instance(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.ValueSetDecl):
                 self.gen_value_set(d)
             elif isinstance(d, A.ActionDecl):
@@ -292,6 +294,14 @@ class BlockMixin(TableGenMixin):
 
     # ------------------------------------------------------------ parsers
     def gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
+        saved = self.in_parser
+        self.in_parser = True
+        try:
+            self._gen_parser_body(d, py)
+        finally:
+            self.in_parser = saved
+
+    def _gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
         params = self._declare_cells(d.params)
         self.hoisted = Emitter()
         resets = self._control_locals(d.locals)

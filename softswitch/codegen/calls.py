@@ -114,6 +114,12 @@ class CallMixin:
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
             sym = self.scope.lookup(f.name)
+            if isinstance(sym, ActionSym) and not self.in_action:
+                # p4c inlines calls made inside actions: only apply-block calls count
+                here = self.inst.qualified if self.inst is not None else ""
+                self.info.action_refs.append((here, sym.qualified, "call"))
+            elif isinstance(sym, ExternFunctionSym) and not self.in_parser:
+                self.info.extern_calls.append(sym.decl.name)
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
             if isinstance(sym, FunctionSym):

@@ -40,7 +40,9 @@ class Architecture(Protocol):
 
     name: str
 
-    def instantiate(self, gen: ProgramGen, sym: InstanceSym, decl: A.Instance) -> None: ...
+    def instantiate(
+        self, gen: ProgramGen, sym: InstanceSym, decl: A.Instance, in_place: bool = False
+    ) -> None: ...
 
     def extern_method(
         self, gen: ProgramGen, sym: InstanceSym, method: str, call: A.Call, statement: bool
@@ -83,6 +85,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         self.inst: InstanceCtx | None = None
         self.func_ctx: FuncCtx | None = None
         self.in_action = False
+        self.in_parser = False
         self.loop_depth = 0
         self.info = ir.ProgramInfo()
         self.type_names: dict[str, T.P4Type] = {}
@@ -203,6 +206,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
             if isinstance(t, T.BlockType) and t.kind == "package":
                 if d.name == "main" or self.package_decl is None:
                     self.package_decl = d
+                    self.info.package_annotations = tuple((a.name, a.body) for a in d.annotations)
             elif isinstance(t, T.ExternType):
                 self.gen_instance(d, d.name)
             elif isinstance(t, T.BlockType):

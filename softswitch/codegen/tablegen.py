@@ -77,7 +77,7 @@ class TableGenMixin:
                 continue
             t = self.resolve_type(p.type_ref)
             params.append(
-                ir.ParamSpec(p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p))
+                ir.ParamSpec(p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p), t)
             )
         idn = A.find_annotation(d.annotations, "id")
         if A.find_annotation(d.annotations, "hidden") is None:
@@ -88,6 +88,7 @@ class TableGenMixin:
                     tuple(params),
                     annots_ir(d.annotations),
                     idn.int_value() if idn else None,
+                    self.inst.qualified if self.inst is not None else "",
                 ),
             )
 
@@ -127,7 +128,13 @@ class TableGenMixin:
             nm = A.find_annotation(k.annotations, "name")
             kname = (nm.string_value() if nm else None) or expr_text(k.expr)
             spec = ir.KeySpec(
-                kname, k.match_kind, width, annots_ir(k.annotations), self.key_type_name(k.expr)
+                kname,
+                k.match_kind,
+                width,
+                annots_ir(k.annotations),
+                self.key_type_name(k.expr),
+                v.type,
+                len(keys) + len(sel_keys),
             )
             if k.match_kind == "selector":
                 sel_keys.append(spec)
@@ -198,6 +205,10 @@ class TableGenMixin:
             has_priority=has_prio,
         )
         self.info.tables[qualified] = spec
+        here = self.inst.qualified if self.inst is not None else ""
+        for ref in spec.actions:
+            self.info.action_refs.append((here, ref.name, "table"))
+        self.info.action_refs.append((here, spec.default_action, "table"))
         self.out.line(
             f"{tpy} = rt.table({qualified!r}, ({', '.join(fns)}{',' if len(fns) == 1 else ''}))"
         )
@@ -260,9 +271,12 @@ class TableGenMixin:
                 return sym.qualified
             raise P4TypeError.at(p.pos, f"{p.value.name} is not an extern instance")
         if isinstance(p.value, A.Construct):
-            # an anonymous instance: `implementation = action_profile(128);`
-            inst = A.Instance(p.pos, f"{d.name}_{prop}", p.value.ref, p.value.args)
-            sym = self.gen_instance(inst, self.qualify(d.name, d.annotations))
+            # an instance made in place: `implementation = action_selector(...);` is named
+            # after the property's @name when it has one, else after the table (as p4c)
+            nm = A.find_annotation(p.annotations, "name")
+            name = (nm.string_value() if nm else None) or self.qualify(d.name, d.annotations)
+            inst = A.Instance(p.pos, f"{d.name}_{prop}", p.value.ref, p.value.args, p.annotations)
+            sym = self.gen_instance(inst, name.lstrip("."), in_place=True)
             return sym.qualified
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
 

@@ -47,7 +47,9 @@ class V1Model:
     preamble = ("from softswitch.v1model.support import *  # noqa: F403",)
 
     # ------------------------------------------------------------ instances
-    def instantiate(self, gen: ProgramGen, sym: InstanceSym, d: A.Instance) -> None:
+    def instantiate(
+        self, gen: ProgramGen, sym: InstanceSym, d: A.Instance, in_place: bool = False
+    ) -> None:
         t = sym.type
         assert isinstance(t, T.ExternType)
         if t.name not in EXTERN_KINDS:
@@ -71,7 +73,9 @@ class V1Model:
         for i, a in enumerate(bound):
             if isinstance(a, A.Member) and isinstance(a.base, A.TypeNameExpr):
                 values[i] = a.name
-        spec = ir.ExternSpec(t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations))
+        spec = ir.ExternSpec(
+            t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations), in_place
+        )
         gen.info.externs[sym.qualified] = spec
         gen.out.line(f"{sym.py} = rt.extern({sym.qualified!r})")
 
@@ -225,7 +229,11 @@ class V1Model:
             if isinstance(dtype, T.StructLikeType) and dname not in gen.info.digests:
                 gen.info.digests[dname] = ir.DigestSpec(
                     dname,
-                    tuple(ir.HeaderFieldSpec(n, T.width_of(ft)) for n, ft in dtype.fields.items()),
+                    tuple(
+                        ir.HeaderFieldSpec(n, T.width_of(ft), (), ft)
+                        for n, ft in dtype.fields.items()
+                    ),
+                    data.type,
                 )
             return V(
                 f"ctx.digest({recv}, {dname!r}, {gen.copy_code(data.code, data.type)})", T.VOID
@@ -330,13 +338,21 @@ class V1Model:
             if ann is None or not st.is_header:
                 continue
             name = ann.string_value() or st.name
-            fields = tuple(
-                ir.HeaderFieldSpec(
-                    n, T.width_of(ft), annots_ir(gen.field_annotations[st.name].get(n, ()))
-                )
-                for n, ft in st.fields.items()
-            )
+            fields = tuple(_flat_fields(gen, st, ""))
             gen.info.controller_headers[name] = ir.ControllerHeaderSpec(
                 name, st.name, fields, annots_ir(st.annotations)
             )
         del htype
+
+
+def _flat_fields(gen: ProgramGen, st: T.StructLikeType, prefix: str) -> list[ir.HeaderFieldSpec]:
+    """Fields of a controller header, struct-typed fields flattened as `a.b` (as p4c)."""
+    out: list[ir.HeaderFieldSpec] = []
+    for n, ft in st.fields.items():
+        f0 = T.strip_newtype(ft)
+        if isinstance(f0, T.StructLikeType):
+            out.extend(_flat_fields(gen, f0, f"{prefix}{n}."))
+            continue
+        annots = gen.field_annotations.get(st.name, {}).get(n, ())
+        out.append(ir.HeaderFieldSpec(prefix + n, T.width_of(ft), annots_ir(annots), ft))
+    return out

@@ -154,3 +154,21 @@ def test_varbit_extract_and_emit() -> None:
     assert one(src, data) == data
     out = run(src, bytes([5, 1, 2]))  # asks for 40 bits > varbit<32>: HeaderTooShort
     assert out == [(0, bytes([5, 1, 2]))]
+
+
+def test_parser_value_set_matches_members() -> None:
+    from tests.p4util import switch
+
+    src = program(
+        decls="header h_t { bit<8> kind; bit<8> val; } header o_t { bit<8> tag; }",
+        headers="o_t o; h_t h;",
+        parser="""
+        value_set<bit<8>>(4) kinds;
+        state start { pkt.extract(hdr.h); transition select(hdr.h.kind) { kinds: mark; default: accept; } }
+        state mark { hdr.o.setValid(); hdr.o.tag = 1; transition accept; }
+        """,
+    )
+    sw = switch(src)
+    assert sw.process(0, bytes([7, 0])) == [(0, bytes([7, 0]))]
+    sw.value_sets["P.kinds"].members.append(((7, 0xFF),))
+    assert sw.process(0, bytes([7, 0])) == [(0, bytes([1, 7, 0]))]
