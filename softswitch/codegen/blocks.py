@@ -320,6 +320,8 @@ class BlockMixin(TableGenMixin):
             for p, a in zip(params, args, strict=True):
                 self.out.line(f"{p} = {a}")
             self._emit_resets(resets)
+            if self.trace_enabled:
+                self.out.line(f"_trace('parser', {self.inst.qualified!r})")
             self.out.line(f"_st = {states['start'].py}")
             self.out.line("while _st is not None:")
             with self.out.indent():

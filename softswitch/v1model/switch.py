@@ -300,6 +300,7 @@ class Switch:
             self.dropped += 1
             return
         ctx = self.ctx
+        self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
         ps = self._new_pass(itype, port, data, preserved)
         std = ps.std
         std.ingress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
