@@ -10,7 +10,14 @@ from .frontend.errors import P4Error
 from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, preprocess, preprocess_text
 
-__all__ = ["P4Error", "compile_file", "compile_text"]
+__all__ = ["TARGET_DEFINES", "P4Error", "compile_file", "compile_text", "with_target_defines"]
+
+# what p4c-bm2-ss (the simple_switch back end) defines for every program
+TARGET_DEFINES = {"__TARGET_BMV2__": "1"}
+
+
+def with_target_defines(defines: Mapping[str, str] | None) -> dict[str, str]:
+    return {**TARGET_DEFINES, **(defines or {})}
 
 
 def _compile(pre: Preprocessed, name: str, trace: bool) -> CompiledProgram:
@@ -35,7 +42,7 @@ def compile_file(
     """Compile a P4_16 v1model program; raises P4Error (positioned) on a bad program."""
     path = Path(path)
     try:
-        pre = preprocess(path, include_dirs, defines or {})
+        pre = preprocess(path, include_dirs, with_target_defines(defines))
     except PreprocessError as e:
         raise P4Error(e.message, e.file, e.line, e.col) from None
     return _compile(pre, str(path), trace)
@@ -49,7 +56,7 @@ def compile_text(
     trace: bool = False,
 ) -> CompiledProgram:
     try:
-        pre = preprocess_text(text, filename, include_dirs, defines or {})
+        pre = preprocess_text(text, filename, include_dirs, with_target_defines(defines))
     except PreprocessError as e:
         raise P4Error(e.message, e.file, e.line, e.col) from None
     return _compile(pre, filename, trace)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .codegen import CompiledProgram, compile_program
+from .compiler import with_target_defines
 from .frontend.errors import P4Error
 from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, SourceLine, preprocess
@@ -64,7 +65,7 @@ def make_device_config(
     """Preprocess the P4 program at `path` into a device config (raises P4Error)."""
     path = Path(path)
     try:
-        pre = preprocess(path, [Path(d) for d in include_dirs], defines or {})
+        pre = preprocess(path, [Path(d) for d in include_dirs], with_target_defines(defines))
     except PreprocessError as e:
         raise P4Error(e.message, e.file, e.line, e.col) from None
     return device_config_from_preprocessed(pre, path.stem)
