@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint bench clean
+.PHONY: venv test lint bench bench-afpacket clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
+
+bench-afpacket: $(STAMP)
+	$(BIN)/python -m bench.afpacket_bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,16 +1,36 @@
-"""The `softswitch` command line: one subcommand per task (`compile`, `stf`)."""
+"""The `softswitch` command line.
+
+    softswitch compile ...      compile a P4 program (see compile_cli)
+    softswitch stf ...          run STF tests (see stf.cli)
+    softswitch [OPTIONS] [PROGRAM_CONFIG | --no-p4] [-- TARGET_OPTIONS]
+                                run a switch, with simple_switch_grpc's flags
+
+The first argument picks the subcommand; anything else runs a switch, so a Mininet runner
+written for `simple_switch_grpc` can start `softswitch` with the same arguments.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "build_run_parser", "build_target_parser", "main", "run_switch"]
+
+SUBCOMMANDS = ("compile", "stf")
+DEFAULT_GRPC_ADDR = "127.0.0.1:9559"
+log = logging.getLogger("softswitch")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the subcommands (`compile`, `stf`)."""
     from .compile_cli import add_compile_command
     from .stf.cli import add_stf_command
 
@@ -23,9 +43,100 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _port_iface(text: str) -> tuple[int, str]:
+    port, at, iface = text.partition("@")
+    try:
+        n = int(port, 0)
+    except ValueError:
+        n = -1
+    if not at or not iface or not 0 <= n <= 510:
+        raise argparse.ArgumentTypeError(f"expected PORT@IFACE with PORT in 0..510, not {text!r}")
+    return n, iface
+
+
+def build_run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="softswitch",
+        usage=(
+            "softswitch [options] [PROGRAM_CONFIG | --no-p4] [-- TARGET_OPTIONS]\n"
+            "       softswitch compile PROGRAM.p4 ...   (softswitch compile -h)\n"
+            "       softswitch stf PROGRAM.p4 ...       (softswitch stf -h)"
+        ),
+        description=(
+            "Run a v1model switch with a P4Runtime server, taking simple_switch_grpc's "
+            "arguments. It logs 'Server listening on HOST:PORT', then 'softswitch ready', "
+            "and exits 0 on SIGTERM or SIGINT."
+        ),
+        epilog=(
+            "target options (after --): --grpc-server-addr HOST:PORT (default "
+            f"{DEFAULT_GRPC_ADDR}: loopback only, unlike simple_switch_grpc's 0.0.0.0; give "
+            "0.0.0.0:9559 to accept remote controllers; port 0 picks a free port), "
+            "--cpu-port N (packet-in/packet-out port; none by default), --priority-queues N. "
+            "Other simple_switch_grpc target options are accepted and ignored with a warning."
+        ),
+    )
+    p.add_argument(
+        "config",
+        nargs="?",
+        metavar="PROGRAM_CONFIG",
+        help="a device config from 'softswitch compile -o', or a .p4 program (compiled now)",
+    )
+    p.add_argument(
+        "--no-p4", action="store_true", help="start without a program (wait for P4Runtime)"
+    )
+    p.add_argument("--device-id", type=int, default=0, metavar="N", help="P4Runtime device id")
+    p.add_argument(
+        "-i",
+        "--interface",
+        action="append",
+        default=[],
+        type=_port_iface,
+        metavar="PORT@IFACE",
+        help="attach Linux interface IFACE (AF_PACKET, needs root) as port PORT; repeatable",
+    )
+    p.add_argument(
+        "--use-files",
+        type=float,
+        metavar="SECS",
+        help="interfaces are files: replay IFACE_in.pcap, write IFACE_out.pcap; start "
+        "replaying after SECS seconds",
+    )
+    p.add_argument("--log-console", action="store_true", help="trace every packet on stderr")
+    p.add_argument("--thrift-port", type=int, metavar="N", help="accepted and ignored")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--queue-depth", type=int, metavar="N", help="egress queue depth in packets")
+    p.add_argument(
+        "--queue-rate", type=float, metavar="PPS", help="egress rate per port, packets/s"
+    )
+    p.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (default 1)")
+    # accepted for compatibility with simple_switch command lines
+    p.add_argument("-L", "--log-level", metavar="LEVEL", help=argparse.SUPPRESS)
+    p.add_argument("--log-file", metavar="FILE", help="write the log here instead of stderr")
+    p.add_argument("--log-flush", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--pcap", nargs="?", const=".", metavar="DIR", help=argparse.SUPPRESS)
+    p.add_argument("--notifications-addr", metavar="ADDR", help=argparse.SUPPRESS)
+    return p
+
+
+def build_target_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="softswitch ... --", description="target options")
+    p.add_argument("--grpc-server-addr", default=DEFAULT_GRPC_ADDR, metavar="HOST:PORT")
+    p.add_argument("--cpu-port", type=int, metavar="N")
+    p.add_argument("--priority-queues", type=int, metavar="N")
+    p.add_argument("--drop-port", type=int, metavar="N")
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SUBCOMMANDS:
+        return _subcommand(args)
+    return run_switch(args)
+
+
+def _subcommand(argv: list[str]) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -36,6 +147,204 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+# ------------------------------------------------------------------ running a switch
+def _say(msg: str) -> None:
+    """Progress lines on stdout (as simple_switch prints them), flushed at once."""
+    try:
+        print(msg, flush=True)
+    except OSError:  # nobody reads our stdout any more: keep running
+        pass
+
+
+def _since_process_start(fallback_t0: float) -> float:
+    """Seconds since this process started (from /proc; else since `fallback_t0`)."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.monotonic() - fallback_t0
+
+
+def _load_program(path: Path, trace: bool) -> Any:
+    """A CompiledProgram from a .p4 file or a device config; None (after a message) on error."""
+    from .device_config import DeviceConfigError, load_device_config
+    from .frontend.errors import P4Error
+
+    try:
+        if path.suffix == ".p4":
+            from .compiler import compile_file
+
+            return compile_file(path, trace=trace)
+        return load_device_config(path.read_bytes(), trace=trace)
+    except OSError as e:
+        print(f"softswitch: error: cannot read {path}: {e.strerror}", file=sys.stderr)
+    except P4Error as e:
+        print(f"{e.file}:{e.line}:{e.col}: error: {e.message}", file=sys.stderr)
+    except DeviceConfigError as e:
+        print(
+            f"softswitch: error: {path}: {e} (expected the output of 'softswitch compile -o' "
+            "or a .p4 file; BMv2 JSON is not accepted)",
+            file=sys.stderr,
+        )
+    return None
+
+
+def _setup_logging(log_file: str | None) -> None:
+    handler: logging.Handler = (
+        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter("softswitch: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def _start_server(runtime: Any, device_id: int, address: str) -> tuple[Any, int | None]:
+    """The P4Runtime server, if this build has one: (server, bound port) or (None, None)."""
+    try:
+        from .p4runtime.server import P4RuntimeServer
+    except ModuleNotFoundError as e:
+        if e.name not in ("softswitch.p4runtime.server", "softswitch.p4runtime"):
+            raise
+        log.warning("no P4Runtime server in this build: running without one")
+        return None, None
+    server = P4RuntimeServer(runtime, device_id=device_id, address=address)
+    return server, server.start()
+
+
+def _replay(runtime: Any, inputs: dict[int, Path], wait_s: float, stop: threading.Event) -> None:
+    from .ports import PcapError, merge_pcaps
+
+    if stop.wait(wait_s):
+        return
+    n = 0
+    try:
+        for port, data in merge_pcaps(inputs):
+            if stop.is_set():
+                return
+            runtime.inject(port, data)
+            n += 1
+    except (OSError, PcapError) as e:
+        log.error("reading the input pcap files: %s", e)
+    _say(f"Replayed {n} packets from the input files")
+
+
+def run_switch(argv: Sequence[str]) -> int:
+    """`softswitch [options] [PROGRAM_CONFIG | --no-p4] [-- target options]`: run until
+    SIGTERM/SIGINT; exit 0 then, 1 on a start-up error, 2 on a usage error."""
+    t0 = time.monotonic()
+    argv = list(argv)
+    own, target = (
+        (argv[: argv.index("--")], argv[argv.index("--") + 1 :])
+        if "--" in argv
+        else (
+            argv,
+            [],
+        )
+    )
+    parser = build_run_parser()
+    args = parser.parse_args(own)
+    targs, unknown = build_target_parser().parse_known_args(target)
+    if args.no_p4 == (args.config is not None):
+        parser.error("give either PROGRAM_CONFIG or --no-p4")
+    _setup_logging(args.log_file)
+    for opt in unknown:
+        if opt.startswith("-"):
+            log.warning("target option %s is not supported; ignored", opt)
+    if args.thrift_port is not None:
+        log.warning("--thrift-port %d ignored: softswitch has no Thrift server", args.thrift_port)
+    if args.pcap is not None:
+        log.warning("--pcap ignored: softswitch does not dump interface pcaps")
+    if targs.drop_port not in (None, 511):
+        log.warning("--drop-port %d ignored: the drop port is 511", targs.drop_port)
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    from .ports import PcapFilePort, RawSocketPort
+    from .runtime import SwitchRuntime
+
+    compiled = None
+    if args.config is not None:
+        compiled = _load_program(Path(args.config), trace=args.log_console)
+        if compiled is None:
+            return 1
+        for w in compiled.warnings:
+            print(w, file=sys.stderr)
+    runtime = SwitchRuntime(
+        device_id=args.device_id,
+        cpu_port=targs.cpu_port,
+        seed=args.seed,
+        log_console=args.log_console,
+        priority_queues=targs.priority_queues or args.priority_queues or 1,
+        queue_depth=args.queue_depth,
+        queue_rate_pps=args.queue_rate,
+    )
+    server = None
+    try:
+        if compiled is not None:
+            runtime.load(compiled)
+        inputs: dict[int, Path] = {}
+        for port_no, iface in args.interface:
+            if args.use_files is not None:
+                src = Path(f"{iface}_in.pcap")
+                if src.exists():
+                    inputs[port_no] = src
+                else:
+                    log.warning("%s does not exist: port %d receives nothing", src, port_no)
+                runtime.add_port(port_no, PcapFilePort(f"{iface}_out.pcap"))
+                _say(f"Adding interface {iface} as port {port_no} (files)")
+            else:
+                try:
+                    port = RawSocketPort(iface)
+                except OSError as e:
+                    raise OSError(f"cannot open interface {iface}: {e.strerror or e}") from None
+                runtime.add_port(port_no, port)
+                _say(f"Adding interface {iface} as port {port_no}")
+        server, bound = _start_server(runtime, args.device_id, targs.grpc_server_addr)
+        if server is not None:
+            host = targs.grpc_server_addr.rpartition(":")[0]
+            _say(f"Server listening on {host}:{bound}")
+        runtime.start()
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"softswitch: error: {e}", file=sys.stderr)
+        _shutdown(server, runtime)
+        return 1
+    _say(
+        f"softswitch ready (pid {os.getpid()}, device {args.device_id}, "
+        f"{'program ' + compiled.name if compiled else 'no program'}, "
+        f"{_since_process_start(t0):.2f} s after start)"
+    )
+    if args.use_files is not None and inputs:
+        threading.Thread(
+            target=_replay,
+            args=(runtime, inputs, args.use_files, stop),
+            name="softswitch-replay",
+            daemon=True,
+        ).start()
+    while not stop.is_set():
+        stop.wait(0.5)
+    _shutdown(server, runtime)
+    _say("softswitch stopped")
+    return 0
+
+
+def _shutdown(server: Any, runtime: Any) -> None:
+    if server is not None:
+        try:
+            server.stop()
+        except Exception:
+            log.exception("stopping the P4Runtime server failed")
+    runtime.stop()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,236 @@
+"""Packets per second softswitch forwards between Linux interfaces (AF_PACKET).
+
+    sender -> h1 ==veth== s1 [softswitch port 1] -> [port 2] s2 ==veth== h2 -> receiver
+
+Everything lives in a network namespace this benchmark makes and deletes. softswitch runs
+as its own process (`softswitch PROG -i 1@s1 -i 2@s2`, the command a Mininet runner
+uses) with a cross-connect program, so the figures are the packet I/O path plus the
+smallest pipeline. The sender and the receiver share this process: each row offers a
+load for a fixed time and counts what arrives. Needs root and iproute2 (prints why and
+exits 0 otherwise); takes about 12 s.
+
+Run: `python -m bench.afpacket_bench [--seconds 1.5]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from softswitch.ports import RawSocketPort
+
+CROSS = """
+#include <core.p4>
+#include <v1model.p4>
+struct H {}
+struct M {}
+parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
+    state start { transition accept; }
+}
+control VC(inout H hdr, inout M m) { apply {} }
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply {
+        if (sm.ingress_port == 1) { sm.egress_spec = 2; } else { sm.egress_spec = 1; }
+    }
+}
+control E(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {} }
+control CC(inout H hdr, inout M m) { apply {} }
+control D(packet_out pk, in H hdr) { apply {} }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+MARK = b"SSWBENCH"
+ETHERTYPE = b"\x88\xb5"  # local experimental
+
+
+def frame(size: int, seq: int = 0) -> bytes:
+    head = bytes.fromhex("020000000002020000000001") + ETHERTYPE + MARK + seq.to_bytes(4, "big")
+    return head + bytes(max(0, size - len(head)))
+
+
+def ip(*args: str, check: bool = True) -> None:
+    subprocess.run(["ip", *args], check=check, capture_output=True)
+
+
+class Bench:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ns = f"sswb{os.getpid()}"
+        self.proc: subprocess.Popen[str] | None = None
+        self.tmp = tempfile.TemporaryDirectory(prefix="ssw-bench-")
+        self.hosts: list[RawSocketPort] = []
+
+    # ------------------------------------------------------------ set-up / tear-down
+    def setup(self) -> None:
+        ip("netns", "add", self.ns)
+        ex = ["netns", "exec", self.ns]
+        subprocess.run(
+            ["ip", *ex, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"], capture_output=True
+        )
+        subprocess.run(
+            ["ip", *ex, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
+            capture_output=True,
+        )
+        n = self.ns
+        for a, b in ((f"{n}h1", f"{n}s1"), (f"{n}s2", f"{n}h2")):
+            ip("-n", n, "link", "add", a, "type", "veth", "peer", "name", b)
+            ip("-n", n, "link", "set", a, "up")
+            ip("-n", n, "link", "set", b, "up")
+        prog = Path(self.tmp.name) / "cross.p4"
+        prog.write_text(CROSS)
+        exe = Path(sys.executable).with_name("softswitch")
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "softswitch.cli"]
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", n, *cmd, str(prog), "-i", f"1@{n}s1", "-i", f"2@{n}s2"]
+            + ["--", "--grpc-server-addr", "127.0.0.1:0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:  # ready: its PID alive and its ready line printed
+            if line.startswith("softswitch ready"):
+                break
+        else:
+            raise RuntimeError(f"softswitch did not start (exit {self.proc.wait()})")
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        self.h1 = RawSocketPort(f"{n}h1", netns=n)
+        self.h2 = RawSocketPort(f"{n}h2", netns=n)
+        self.hosts = [self.h1, self.h2]
+
+    def teardown(self) -> None:
+        for h in self.hosts:
+            h.close()
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        ip("netns", "del", self.ns, check=False)
+        self.tmp.cleanup()
+
+    # ------------------------------------------------------------ measurements
+    def latency(self, count: int = 300) -> list[float]:
+        """Round trips h1 -> switch -> h2 with one frame in flight, microseconds."""
+        out = []
+        for i in range(count):
+            f = frame(64, i)
+            t = time.perf_counter()
+            self.h1.send(f)
+            while True:
+                got = self.h2.recv(1.0)
+                if got is None or got == f:
+                    break
+            if got is not None:
+                out.append((time.perf_counter() - t) * 1e6)
+        return out
+
+    def load(self, size: int, pps: float | None) -> tuple[int, int, float]:
+        """Offer `pps` frames/s (None: as fast as we can) for self.seconds; (sent, received,
+        seconds the receiver saw frames for)."""
+        received = 0
+        first = last = 0.0
+        stop = threading.Event()
+
+        def receive() -> None:
+            nonlocal received, first, last
+            while True:
+                f = self.h2.recv(0.3)
+                if f is None:
+                    if stop.is_set():
+                        return
+                    continue
+                if f[14:22] == MARK:
+                    last = time.perf_counter()
+                    if not received:
+                        first = last
+                    received += 1
+
+        rx = threading.Thread(target=receive, daemon=True)
+        rx.start()
+        f = frame(size)
+        send = self.h1.send
+        sent = 0
+        start = time.perf_counter()
+        end = start + self.seconds
+        batch = 32
+        while True:
+            now = time.perf_counter()
+            if now >= end:
+                break
+            if pps is not None:
+                due = int((now - start) * pps)
+                if sent >= due:
+                    time.sleep(min(batch / pps, end - now))
+                    continue
+            for _ in range(batch):
+                try:
+                    send(f)
+                    sent += 1
+                except OSError:  # the veth queue is full: a drop on the wire
+                    pass
+        stop.set()
+        rx.join()
+        return sent, received, max(last - first, 1e-9)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=1.5, help="per row (default 1.5)")
+    args = ap.parse_args(argv)
+    if sys.platform != "linux" or os.geteuid() != 0:
+        print("afpacket_bench: needs root on Linux (AF_PACKET sockets, ip netns); skipped")
+        return 0
+    if shutil.which("ip") is None:
+        print("afpacket_bench: needs iproute2 (`ip`); skipped")
+        return 0
+    bench = Bench(min(args.seconds, 2.0))
+    t0 = time.monotonic()
+    try:
+        try:
+            bench.setup()
+        except (OSError, subprocess.CalledProcessError, RuntimeError) as e:
+            print(f"afpacket_bench: cannot set up namespaces/veths here ({e}); skipped")
+            return 0
+        lat = bench.latency()
+        print("softswitch AF_PACKET forwarding: h1 -> port 1 -> port 2 -> h2 (veth, netns)")
+        print("program: cross-connect (no parsing); softswitch in its own process\n")
+        if lat:
+            q = statistics.quantiles(lat, n=100)
+            print(
+                f"latency, one 64-byte frame in flight: median {statistics.median(lat):.0f} us, "
+                f"p99 {q[98]:.0f} us ({len(lat)} frames)\n"
+            )
+        print(
+            f"{'frame':>6} {'offered':>10} {'sent/s':>10} {'fwd/s':>10} {'Mbit/s':>8} {'loss':>7}"
+        )
+        rows = [(64, 5_000), (64, 20_000), (64, None), (512, None), (1500, None)]
+        for size, pps in rows:
+            sent, got, span = bench.load(size, pps)
+            rate = got / span if got > 1 else 0.0
+            offered = f"{pps:,}" if pps else "max"
+            loss = 100.0 * (sent - got) / sent if sent else 0.0
+            print(
+                f"{size:>6} {offered:>10} {sent / bench.seconds:>10,.0f} {rate:>10,.0f} "
+                f"{rate * size * 8 / 1e6:>8.1f} {loss:>6.1f}%"
+            )
+            time.sleep(0.2)  # let the switch drain between rows
+    finally:
+        bench.teardown()
+    print(f"\n({time.monotonic() - t0:.1f} s; namespace {bench.ns} deleted)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+"""The switch at run time: one `Switch`, its ports, its lock and the threads that move packets.
+
+Two ways to run it:
+
+- live (`start()`, wall clock): one thread per receiving port injects each frame; one
+  scheduler thread serves queues that a rate limit keeps busy, calling
+  `switch.run_until(now)` when the traffic manager has a packet due.
+- driven (`step(until_us)`, usually a `SimClock`): the caller moves time; `step` serves the
+  queues up to `until_us`, delivers what leaves and returns it. With a `SimClock`, `step`
+  also returns the packets that left at `inject` time (unthrottled ports send at once),
+  so a simulator sees every output, with its time, in order.
+
+Every access to the switch holds `lock` (the P4Runtime server takes it too). Frames go out
+on ports with the lock held, so the order on each port is the switch's order; CPU
+listeners and digest listeners are called after the lock is released, so a listener may
+take its own locks, or call back into the runtime, without deadlock. An output to a port
+with no `Port` attached is counted (`stats.unattached`) and dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .clock import Clock, SimClock, WallClock
+from .codegen.program import CompiledProgram
+from .ports import CpuPort, Port, PortClosed
+from .v1model.switch import Digest, Output, Switch
+
+__all__ = ["RuntimeStats", "SwitchRuntime"]
+
+log = logging.getLogger("softswitch.runtime")
+_PENDING_MAX = 1 << 20  # driven-mode outputs kept for the next step() call
+_IDLE_WAIT_S = 0.5  # the scheduler rechecks this often even when nothing wakes it
+
+
+@dataclass(slots=True)
+class RuntimeStats:
+    rx: int = 0  # frames injected
+    tx: int = 0  # frames handed to ports (and CPU listeners)
+    unattached: int = 0  # outputs to a port with no Port attached
+    tx_errors: int = 0  # a port refused a frame (e.g. larger than the interface MTU)
+    no_pipeline: int = 0  # frames that arrived before a program was loaded
+    errors: int = 0  # frames whose processing raised
+
+
+class SwitchRuntime:
+    """Owns one `Switch` (None until a pipeline is set), its ports and the packet threads."""
+
+    def __init__(
+        self,
+        *,
+        device_id: int = 0,
+        cpu_port: int | None = None,
+        clock: Clock | None = None,
+        seed: int = 0,
+        log_console: bool = False,
+        priority_queues: int = 1,
+        queue_depth: int | None = None,
+        queue_rate_pps: float | None = None,
+        queue_rate_bps: float | None = None,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.switch: Switch | None = None
+        self.cpu_port = cpu_port
+        self.device_id = device_id
+        self.clock: Clock = clock if clock is not None else WallClock()
+        self.seed = seed
+        self.log_console = log_console
+        self.priority_queues = priority_queues
+        self.queue_depth = queue_depth
+        self.queue_rate_pps = queue_rate_pps
+        self.queue_rate_bps = queue_rate_bps
+        self.ports: dict[int, Port] = {}
+        self.stats = RuntimeStats()
+        self._cpu = CpuPort()
+        self._digest_listeners: list[Callable[[Digest], None]] = []
+        self._wake = threading.Condition(self.lock)
+        self._running = False
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._driven = isinstance(self.clock, SimClock)
+        self._pending: deque[Output] = deque(maxlen=_PENDING_MAX)
+
+    # ------------------------------------------------------------ pipeline
+    def load(self, compiled: CompiledProgram) -> Switch:
+        """Build a Switch for `compiled` with the runtime's settings and make it current.
+        Packets queued in the previous switch are dropped with it."""
+        sw = Switch(
+            compiled,
+            seed=self.seed,
+            clock=self.clock,
+            log_console=self.log_console,
+            cpu_port=self.cpu_port,
+            trace=self.log_console,
+            priority_queues=self.priority_queues,
+        )
+        if self.queue_depth is not None:
+            sw.tm.set_depth(self.queue_depth)
+        if self.queue_rate_pps is not None or self.queue_rate_bps is not None:
+            sw.tm.set_rate(pps=self.queue_rate_pps, bps=self.queue_rate_bps)
+        with self.lock:
+            self.switch = sw
+            self._wake.notify_all()
+        return sw
+
+    def load_device_config(self, data: bytes) -> Switch:
+        """Compile a device config (`softswitch compile -o`, P4Runtime's p4_device_config)
+        with tracing when the runtime logs to the console, and load it."""
+        from .device_config import load_device_config
+
+        return self.load(load_device_config(data, trace=self.log_console))
+
+    # ------------------------------------------------------------ ports and listeners
+    def add_port(self, port_no: int, port: Port) -> None:
+        """Attach `port` as switch port `port_no` (replacing and closing any before it)."""
+        if not 0 <= port_no < 511:
+            raise ValueError(f"port {port_no} out of range (0..510; 511 is the drop port)")
+        with self.lock:
+            old = self.ports.get(port_no)
+            self.ports[port_no] = port
+            running = self._running
+        if old is not None and old is not port:
+            old.close()
+        if running:
+            self._start_rx(port_no, port)
+
+    def add_cpu_listener(self, cb: Callable[[bytes], None]) -> None:
+        """`cb(frame)` for every frame the switch sends to `cpu_port` (outside the lock)."""
+        self._cpu.add_listener(cb)
+
+    def add_digest_listener(self, cb: Callable[[Digest], None]) -> None:
+        """`cb(digest)` for every digest a packet produces (outside the lock)."""
+        self._digest_listeners.append(cb)
+
+    # ------------------------------------------------------------ packets
+    def inject(self, port: int, data: bytes) -> None:
+        """A frame arrives on `port` now (thread-safe; also P4Runtime packet-out, with the
+        CPU port as `port`). What leaves at once is delivered before this returns."""
+        with self.lock:
+            sw = self.switch
+            if sw is None:
+                self.stats.no_pipeline += 1
+                return
+            self.stats.rx += 1
+            try:
+                sw.inject(port, data)
+                outs = sw.run_until(sw.clock.now_us())
+            except Exception:
+                self.stats.errors += 1
+                log.exception("port %d: processing a %d-byte frame failed", port, len(data))
+                outs = []
+            cpu, digests = self._deliver(sw, outs)
+            if self._running and sw.tm.next_time() is not None:
+                self._wake.notify()
+        self._notify(cpu, digests)
+
+    def step(self, until_us: float) -> list[Output]:
+        """Driven mode: serve the queues up to `until_us` (a SimClock moves there), deliver
+        the outputs and return them (with a SimClock, also those sent since the last step)."""
+        with self.lock:
+            sw = self.switch
+            if sw is None:
+                return []
+            outs = sw.run_until(until_us)
+            cpu, digests = self._deliver(sw, outs)
+            if self._driven:
+                result = list(self._pending)
+                self._pending.clear()
+            else:
+                result = outs
+        self._notify(cpu, digests)
+        return result
+
+    def _deliver(self, sw: Switch, outs: list[Output]) -> tuple[list[bytes], list[Digest]]:
+        """Hand outputs to their ports (lock held); return CPU frames and digests for the
+        listeners, to be called once the lock is released."""
+        cpu: list[bytes] = []
+        stats = self.stats
+        ports = self.ports
+        for o in outs:
+            if self._driven:
+                self._pending.append(o)
+            port = ports.get(o.port)
+            if o.port == self.cpu_port:
+                cpu.append(o.data)
+                if port is None:
+                    stats.tx += 1
+                    continue
+            if port is None:
+                stats.unattached += 1
+                continue
+            try:
+                port.send(o.data)
+                stats.tx += 1
+            except OSError as e:
+                stats.tx_errors += 1
+                log.debug("port %d: send failed: %s", o.port, e)
+        digests = sw.digests
+        if digests:
+            sw.digests = []
+        return cpu, digests
+
+    def _notify(self, cpu: list[bytes], digests: list[Digest]) -> None:
+        for frame in cpu:
+            self._cpu.send(frame)
+        for d in digests:
+            for cb in list(self._digest_listeners):
+                try:
+                    cb(d)
+                except Exception:
+                    log.exception("digest listener %r failed", cb)
+
+    # ------------------------------------------------------------ live mode
+    def start(self) -> None:
+        """Live mode: a receive thread per port and the queue scheduler."""
+        with self.lock:
+            if self._running:
+                return
+            self._running = True
+            self._stopping.clear()
+            ports = list(self.ports.items())
+        t = threading.Thread(target=self._schedule, name="softswitch-tm", daemon=True)
+        self._threads.append(t)
+        t.start()
+        for port_no, port in ports:
+            self._start_rx(port_no, port)
+
+    def _start_rx(self, port_no: int, port: Port) -> None:
+        t = threading.Thread(
+            target=self._receive, args=(port_no, port), name=f"softswitch-rx{port_no}", daemon=True
+        )
+        self._threads.append(t)
+        t.start()
+
+    def _receive(self, port_no: int, port: Port) -> None:
+        stopping = self._stopping
+        inject = self.inject
+        while not stopping.is_set():
+            try:
+                data = port.recv(0.25)
+            except PortClosed:
+                return
+            except OSError as e:
+                if stopping.is_set():
+                    return
+                log.warning("port %d: receive failed: %s", port_no, e)
+                stopping.wait(0.1)
+                continue
+            if data is not None and self.ports.get(port_no) is port:
+                inject(port_no, data)
+
+    def _schedule(self) -> None:
+        """Serve rate-limited queues: sleep until the traffic manager's next packet is due."""
+        while True:
+            with self.lock:
+                if self._stopping.is_set():
+                    return
+                sw = self.switch
+                t = sw.tm.next_time() if sw is not None else None
+                if sw is None or t is None:
+                    self._wake.wait(_IDLE_WAIT_S)
+                    continue
+                now = self.clock.now_us()
+                if t > now:
+                    self._wake.wait(min((t - now) / 1e6, _IDLE_WAIT_S))
+                    continue
+                try:
+                    outs = sw.run_until(now)
+                except Exception:
+                    self.stats.errors += 1
+                    log.exception("serving the queues failed")
+                    outs = []
+                cpu, digests = self._deliver(sw, outs)
+            self._notify(cpu, digests)
+
+    def stop(self) -> None:
+        """Stop the threads and close the ports (pcap outputs are complete afterwards)."""
+        with self.lock:
+            self._stopping.set()
+            self._running = False
+            self._wake.notify_all()
+            ports = list(self.ports.values())
+        for p in ports:
+            try:
+                p.close()
+            except OSError as e:
+                log.warning("closing a port failed: %s", e)
+        current = threading.current_thread()
+        for t in self._threads:
+            if t is not current:
+                t.join(timeout=2.0)
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def __enter__(self) -> SwitchRuntime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
