@@ -66,8 +66,12 @@ class TableGenMixin:
     def value_set_fields(self: ProgramGen, t: T.P4Type, pos: Any) -> tuple[ir.HeaderFieldSpec, ...]:
         t0 = T.strip_newtype(t)
         if isinstance(t0, T.StructLikeType):
-            return tuple(ir.HeaderFieldSpec(n, T.width_of(ft)) for n, ft in t0.fields.items())
-        return (ir.HeaderFieldSpec("", T.width_of(t0)),)
+            fa = self.field_annotations.get(t0.name, {})
+            return tuple(
+                ir.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ())), ft)
+                for n, ft in t0.fields.items()
+            )
+        return (ir.HeaderFieldSpec("", T.width_of(t0), (), t0),)
 
     # ------------------------------------------------------------ actions
     def record_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> None:

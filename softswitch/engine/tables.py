@@ -57,6 +57,7 @@ class Table:
         self.action_specs = actions
         self.scopes = {a.name: a.scope for a in spec.actions}
         self.profile: Any = None  # set for tables with an action profile/selector
+        self.clock: Any = None  # set for tables that support idle timeout (hit times)
         self.direct_counter = spec.direct_counter is not None
         self.direct_meter: Any = None
         self.meter_color = 0
@@ -99,6 +100,8 @@ class Table:
                     break
         if e is None:
             return self.default.result  # type: ignore[return-value]
+        if self.clock is not None:
+            e.last_hit_us = self.clock.now_us()
         if self.direct_counter or self.direct_meter is not None:
             self._count(e)
         if e.group is not None or e.member is not None:
@@ -220,6 +223,8 @@ class Table:
             raise ResourceExhausted(f"table {self.name} is full ({self.spec.size} entries)")
         self._seq += 1
         e = Entry(ms, priority, action, tuple(args), member, group, self._seq, const=const)
+        if self.clock is not None:
+            e.last_hit_us = self.clock.now_us()
         if member is None and group is None:
             e.result = self._result(action, e.args, True, e)
         self.entries[k] = e
@@ -311,15 +316,20 @@ class Table:
     def _add_const_entries(self, entries: tuple[ir.ConstEntrySpec, ...]) -> None:
         """Entries in program order: earlier ones win unless priorities say otherwise.
 
-        Explicit `priority = N` values are used as they are (largest wins);
-        `@priority(N)` arrives negated (BMv2: smallest wins), and unannotated entries then
-        rank by their 1-based position, as p4c's BMv2 back end numbers them.
+        Explicit `priority = N` values are used as they are (largest wins). `@priority(N)`
+        arrives negated: BMv2 lets the smallest N win and numbers unannotated entries by
+        their 1-based position, as p4c's BMv2 back end does; those numbers are turned
+        around here so that the largest priority wins, as P4Runtime reads them.
         """
         annotated = any(ce.priority is not None and ce.priority < 0 for ce in entries)
         n = len(entries)
-        for i, ce in enumerate(entries):
-            if ce.priority is not None:
-                prio = ce.priority
-            else:
-                prio = -(i + 1) if annotated else n - i
+        if annotated:
+            bmv2 = [-ce.priority if ce.priority else i + 1 for i, ce in enumerate(entries)]
+            top = max(bmv2) + 1
+            prios = [top - b for b in bmv2]
+        else:
+            prios = [
+                ce.priority if ce.priority is not None else n - i for i, ce in enumerate(entries)
+            ]
+        for ce, prio in zip(entries, prios, strict=True):
             self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)

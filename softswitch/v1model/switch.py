@@ -141,6 +141,8 @@ class Switch:
             dc.table = t
         if spec.direct_meter:
             t.direct_meter = self.externs[spec.direct_meter]
+        if spec.support_timeout:
+            t.clock = self.clock
         self.tables[name] = t
         return t
 
