@@ -16,13 +16,16 @@ from pathlib import Path
 
 from softswitch.compiler import compile_file
 from softswitch.engine.matches import Lpm
+from softswitch.v1model.hashes import csum16
 from softswitch.v1model.switch import Switch
 
 HERE = Path(__file__).parent / "programs"
 
 
-def ipv4_frame(size: int, src: int, dst: int, sport: int = 1000, dport: int = 2000, ecn: int = 1) -> bytes:
-    eth = bytes.fromhex("00aabbccddee" "001122334455" "0800")
+def ipv4_frame(
+    size: int, src: int, dst: int, sport: int = 1000, dport: int = 2000, ecn: int = 1
+) -> bytes:
+    eth = bytes.fromhex("00aabbccddee0011223344550800")
     total = size - 14
     ip = bytearray(20)
     ip[0] = 0x45
@@ -32,7 +35,13 @@ def ipv4_frame(size: int, src: int, dst: int, sport: int = 1000, dport: int = 20
     ip[9] = 17
     ip[12:16] = src.to_bytes(4, "big")
     ip[16:20] = dst.to_bytes(4, "big")
-    udp = sport.to_bytes(2, "big") + dport.to_bytes(2, "big") + (total - 20).to_bytes(2, "big") + b"\0\0"
+    ip[10:12] = csum16(bytes(ip)).to_bytes(2, "big")
+    udp = (
+        sport.to_bytes(2, "big")
+        + dport.to_bytes(2, "big")
+        + (total - 20).to_bytes(2, "big")
+        + b"\0\0"
+    )
     return eth + bytes(ip) + udp + bytes(size - 14 - 20 - 8)
 
 
@@ -44,7 +53,11 @@ def setup_lpm() -> Switch:
         plen = rng.choice((8, 16, 24, 32))
         prefix = rng.getrandbits(32) & (((1 << plen) - 1) << (32 - plen))
         try:
-            t.add([Lpm(prefix, plen)], "BenchIngress.forward", (0x0A0000000000 + i, 0x0B0000000000, i % 8))
+            t.add(
+                [Lpm(prefix, plen)],
+                "BenchIngress.forward",
+                (0x0A0000000000 + i, 0x0B0000000000, i % 8),
+            )
         except Exception:
             continue
     t.add([Lpm(0x0A000000, 8)], "BenchIngress.forward", (1, 2, 3))

@@ -1,0 +1,77 @@
+"""Packets per second of p4src/fabric.p4 on softswitch (one core, in-process), per
+load-balancing mode, with 64 UDP flows over a 4-member group and 64-byte frames.
+
+Run: `python -m bench.fabric_bench [--packets N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from softswitch.clock import SimClock
+from softswitch.compiler import compile_file
+from softswitch.engine.matches import Exact, Lpm
+from softswitch.v1model.switch import Switch
+
+from .engine_bench import ipv4_frame
+
+FABRIC = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
+ROUTER_MAC = 0x00AABBCCDDEE  # the destination MAC of ipv4_frame()
+MODES = {
+    "ecmp": ("use_ecmp", ()),
+    "flowlet": ("use_flowlet", (50,)),
+    "spray_random": ("use_spray_random", ()),
+    "spray_round_robin": ("use_spray_round_robin", ()),
+    "adaptive": ("use_adaptive", ()),
+}
+
+
+def table(sw: Switch, short: str):  # type: ignore[no-untyped-def]
+    (t,) = [t for n, t in sw.tables.items() if n.endswith("." + short)]
+    return t
+
+
+def setup(program, mode: str) -> Switch:  # type: ignore[no-untyped-def]
+    sw = Switch(program, clock=SimClock())
+    action, extra = MODES[mode]
+    table(sw, "my_station").add([Exact(ROUTER_MAC)], table(sw, "my_station").action_names[0])
+    routing = table(sw, "routing_v4")
+    routing.add(
+        [Lpm(0x0A000000, 8)],
+        next(a for a in routing.action_names if a.endswith("set_next_hop_group")),
+        (1,),
+    )
+    group = table(sw, "next_hop_group")
+    group.add(
+        [Exact(1)],
+        next(a for a in group.action_names if a.endswith("." + action)),
+        (4, 0xF, *extra),
+    )
+    member = table(sw, "next_hop_member")
+    nh = next(a for a in member.action_names if a.endswith("set_next_hop"))
+    for i in range(4):
+        member.add([Exact(1), Exact(i)], nh, (i + 1, ROUTER_MAC, 0x020000000000 + i))
+    return sw
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--packets", type=int, default=20000)
+    args = ap.parse_args()
+    program = compile_file(FABRIC)
+    print(f"{'fabric.p4 mode':<20} {'packets/s':>11}")
+    for mode in MODES:
+        sw = setup(program, mode)
+        frames = [ipv4_frame(64, 0x0B000001 + f, 0x0A000001, 1000 + f) for f in range(64)]
+        assert sw.process(1, frames[0]), f"{mode}: the benchmark packet was dropped"
+        t0 = time.perf_counter()
+        for i in range(args.packets):
+            sw.process(1, frames[i % 64])
+        pps = args.packets / (time.perf_counter() - t0)
+        print(f"{mode:<20} {pps:>11,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
