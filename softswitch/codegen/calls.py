@@ -402,7 +402,9 @@ class CallMixin:
         t = T.strip_newtype(v.type)
         if isinstance(t, T.StructLikeType):
             if t.is_header:
-                self.out.line(f"_emit({pk}, {v.code})")
+                self.out.line(f"if {v.code}._v:")
+                with self.out.indent():
+                    self.out.line(f"_emit({pk}, {v.code})")
                 return
             for n, ft in t.fields.items():
                 self.emit_value(pk, V(f"{v.code}.{field_py(n)}", ft), pos)
