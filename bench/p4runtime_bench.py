@@ -20,12 +20,12 @@ from softswitch.p4info import p4info_for
 from softswitch.p4runtime.server import P4RuntimeServer
 from softswitch.runtime import SwitchRuntime
 
-from p4.v1 import p4runtime_pb2_grpc  # noqa: E402  (after softswitch._proto)
-
 PROGRAM = Path(__file__).parent / "programs" / "ipv4_lpm.p4"
 
 
-def connect(address: str) -> tuple[p4runtime_pb2_grpc.P4RuntimeStub, queue.Queue, object, object]:
+def connect(address: str) -> tuple[object, queue.Queue, object, object]:
+    from p4.v1 import p4runtime_pb2_grpc  # after softswitch._proto has set up `p4`
+
     channel = grpc.insecure_channel(address)
     stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
     requests: queue.Queue = queue.Queue()
