@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,interop]'
+	$(BIN)/pip install -q --no-deps 'p4runtime-shell==0.0.6'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,0 +1,1 @@
+"""Interop tests: third-party P4Runtime clients against a `softswitch` subprocess."""
