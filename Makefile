@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint bench bench-afpacket clean
+.PHONY: venv test lint bench bench-afpacket clean ptf
+
+TARGET ?= softswitch
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,15 +18,20 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/ruff check softswitch tests bench
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench
 	$(BIN)/pytest -n 2 tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch tests bench
-	$(BIN)/ruff format --check softswitch tests bench
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench
+	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
+	$(BIN)/python -m bench.fabric_bench
+	$(BIN)/python -m bench.p4runtime_bench
+
+ptf: $(STAMP)
+	$(BIN)/python ptf_tests/run.py --target $(TARGET)
 
 bench-afpacket: $(STAMP)
 	$(BIN)/python -m bench.afpacket_bench

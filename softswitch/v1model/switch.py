@@ -257,7 +257,7 @@ class Switch:
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         now = self.clock.now_us()
         prio = ps.std.priority
-        if eport not in self.tm.shaped and prio < self.tm.priorities:
+        if eport not in self.tm.shaped and prio < self.tm.priorities and not self.tm.backlog(eport):
             # an unthrottled port serves the packet the moment it arrives: queue metadata 0
             std = ps.std
             std.enq_timestamp = now & 0xFFFFFFFF

@@ -190,6 +190,11 @@ class TrafficManager:
                 return port, prio, entry, len(q)
         return None
 
+    def backlog(self, port: int) -> bool:
+        """Does the port still hold queued packets (they leave before any new one)?"""
+        pq = self.ports.get(port)
+        return pq is not None and any(pq.queues)
+
     def occupancy(self, port: int, priority: int = 0) -> int:
         pq = self.ports.get(port)
         return len(pq.queues[priority]) if pq else 0

@@ -85,3 +85,15 @@ def test_priority_out_of_range_is_dropped() -> None:
     sw = switch(SRC, clock=SimClock())
     assert sw.process(0, pkt(0, prio=3)) == []
     assert sw.dropped == 1
+
+
+def test_removing_the_rate_keeps_fifo_order() -> None:
+    sw = switch(SRC, clock=SimClock())
+    sw.tm.set_rate(port=1, pps=1000)
+    for i in (1, 2, 3):
+        sw.inject(0, pkt(i))
+    out = [o.data[0] for o in sw.run_until(0)]
+    sw.tm.set_rate(port=1, pps=None)
+    sw.inject(0, pkt(4))
+    out += [o.data[0] for o in sw.run_until(5000)]
+    assert out == [1, 2, 3, 4]

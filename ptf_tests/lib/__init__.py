@@ -1,0 +1,1 @@
+"""Shared pieces of the PTF suite: the base class, packets and the target glue."""

@@ -1,0 +1,449 @@
+"""`FabricTest`: the base of every PTF test of p4src/fabric.p4.
+
+setUp connects a primary P4Runtime session (controller/p4rt.py), pushes the pipeline
+unless the switch already runs it (same cookie: once per run), and makes ROUTER_MAC a
+router MAC. Verbs write the run-time knobs of docs/fabric.md by P4Info name; everything
+a test writes through them is deleted again when it ends (a unittest cleanup, so also
+after a failed setUp or a skip), in reverse order, after the queues it throttled are
+released and drained, so every test starts from the same switch.
+
+Data-plane state the program learns (registers: flowlet and round-robin state, learned
+member ports, queue depths) is not reset (BMv2 refuses register writes): tests use their
+own group ids and do not assume where a round-robin pointer starts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import ptf
+from ptf import testutils
+from ptf.base_tests import BaseTest
+from ptf.mask import Mask
+from scapy.layers.l2 import Ether
+from scapy.packet import Packet
+
+from controller import (
+    P4RuntimeSession,
+    P4RuntimeWriteError,
+    TableEntry,
+    Update,
+)
+from controller.entities import Entity
+
+from .packets import ROUTER_MAC, route, udp_packet
+from .target import Target, p4_constants
+
+__all__ = [
+    "BACKGROUND_PREFIX",
+    "CHI2_P001",
+    "FabricTest",
+    "chi_square_uniform",
+    "flows",
+    "next_hop_mac",
+]
+
+log = logging.getLogger("ptf_tests")
+
+BACKGROUND_PREFIX = "10.0.9.0/24"  # congest(): background traffic to a throttled port
+# chi-square critical values at p = 0.001 by degrees of freedom: a fair spread fails
+# one run in a thousand
+CHI2_P001 = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47, 5: 20.52, 7: 24.32}
+
+
+def next_hop_mac(port: int) -> str:
+    """The MAC of the neighbour behind `port` (a convention of these tests)."""
+    return f"00:00:00:00:{port:02x}:{port:02x}"
+
+
+def chi_square_uniform(counts: Sequence[int]) -> float:
+    """Pearson's statistic of `counts` against a uniform spread."""
+    n = sum(counts)
+    e = n / len(counts)
+    return sum((c - e) ** 2 / e for c in counts)
+
+
+class FabricTest(BaseTest):
+    """Verbs over P4Runtime, packet checks over PTF's dataplane, cleanup of both."""
+
+    router_mac = ROUTER_MAC
+
+    # ------------------------------------------------------------ lifecycle
+    def setUp(self) -> None:
+        super().setUp()
+        self.dataplane = ptf.dataplane_instance
+        self.target = Target.from_ptf()
+        self.c = p4_constants(self.target.define_p4)
+        self._written: list[Entity] = []
+        self._throttled: set[int] = set()
+        self._filtered = False
+        self.sw = P4RuntimeSession(self.target.grpc_addr, self.target.device_id, election_id=1)
+        self.sw.connect(timeout=30)
+        # cleanups run last-in first-out, also when setUp fails or the test is skipped
+        self.addCleanup(self.sw.close)
+        self.addCleanup(self.cleanup)
+        p4info, config = self.target.pipeline()
+        if self.sw.ensure_pipeline(p4info, config):
+            log.info("pipeline pushed to %s", self.target.grpc_addr)
+        self.dataplane.flush()
+        self.add_router_mac(self.router_mac)
+
+    def cleanup(self) -> None:
+        """Release throttled queues, let them drain, delete what the test wrote (last
+        first, one batch), forget the packets still arriving."""
+        failures: list[str] = []
+        if self._throttled and self.target.queues is not None:
+            for port in sorted(self._throttled):
+                self.target.queues.set_rate(port, None)
+            if not self.target.queues.wait_drained(sorted(self._throttled), timeout=10):
+                failures.append(f"queues of ports {sorted(self._throttled)} did not drain")
+            self._throttled.clear()
+        if self._written:
+            try:
+                self.sw.write([Update.delete(e) for e in reversed(self._written)])
+            except P4RuntimeWriteError as e:
+                failures.append(f"cleanup: {e}")
+            self._written.clear()
+        self.drain_dataplane()
+        if self._filtered:
+            testutils.reset_filters()
+            self._filtered = False
+        if failures:
+            self.fail("; ".join(failures))
+
+    def drain_dataplane(self, quiet_s: float = 0.03) -> None:
+        """Forget received packets once no new one came for `quiet_s` seconds."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            got = self.dataplane.poll(device_number=0, timeout=quiet_s)
+            if isinstance(got, self.dataplane.PollFailure):
+                break
+        self.dataplane.flush()
+
+    # ------------------------------------------------------------ writes
+    def insert(self, *entities: Entity) -> None:
+        """INSERT and remember for cleanup (also the ones that went in when others of
+        the batch failed)."""
+        try:
+            self.sw.insert(*entities)
+        except P4RuntimeWriteError as e:
+            failed = {x.index for x in e.errors}
+            self._written.extend(x for i, x in enumerate(entities) if i not in failed)
+            raise
+        self._written.extend(entities)
+
+    def modify(self, *entities: Entity) -> None:
+        """MODIFY entities this test inserted (cleanup deletes them by key)."""
+        self.sw.modify(*entities)
+
+    def add(
+        self,
+        table: str,
+        match: Mapping[str, Any],
+        action: str,
+        params: Mapping[str, Any] | None = None,
+        priority: int = 0,
+    ) -> TableEntry:
+        """INSERT one table entry (names from the P4Info) and return it."""
+        e = self.sw.table_entry(table, match, action, params, priority)
+        self.insert(e)
+        return e
+
+    # ------------------------------------------------------------ forwarding verbs
+    def add_router_mac(self, mac: str) -> TableEntry:
+        return self.add("my_station", {"eth_dst": mac}, "set_routable")
+
+    def add_route(self, prefix: str, group_id: int) -> TableEntry:
+        return self.add(
+            _routing_table(prefix),
+            {_dst_field(prefix): prefix},
+            "set_next_hop_group",
+            {"group_id": group_id},
+        )
+
+    def add_route_action(self, prefix: str, action: str) -> TableEntry:
+        """A route to `punt_to_cpu` or `drop_route`."""
+        return self.add(_routing_table(prefix), {_dst_field(prefix): prefix}, action)
+
+    def group_entry(
+        self, group_id: int, mode: str, size: int, live: int | None = None, gap_us: int = 0
+    ) -> TableEntry:
+        """The next_hop_group entry of a group: mode "ecmp" is action use_ecmp and so on
+        (the P4Info says which exist and which take a `gap_us`)."""
+        action = f"use_{mode}"
+        params: dict[str, int] = {
+            "group_size": size,
+            "live_members": (1 << size) - 1 if live is None else live,
+        }
+        if any(p.name == "gap_us" for p in self.sw.schema.action(action).params):
+            params["gap_us"] = gap_us
+        return self.sw.table_entry("next_hop_group", {"group_id": group_id}, action, params)
+
+    def add_group(
+        self,
+        group_id: int,
+        mode: str,
+        ports: Sequence[int],
+        *,
+        live: int | None = None,
+        gap_us: int = 0,
+    ) -> list[TableEntry]:
+        """A next-hop group with one member per port (a port listed twice gets two
+        slots: WCMP); returns the member entries (for their counters)."""
+        self.insert(self.group_entry(group_id, mode, len(ports), live, gap_us))
+        members = [
+            self.sw.table_entry(
+                "next_hop_member",
+                {"group_id": group_id, "member_index": i},
+                "set_next_hop",
+                {"port": p, "smac": self.router_mac, "dmac": next_hop_mac(p)},
+            )
+            for i, p in enumerate(ports)
+        ]
+        self.insert(*members)
+        return members
+
+    def set_group(
+        self, group_id: int, mode: str, size: int, *, live: int | None = None, gap_us: int = 0
+    ) -> None:
+        """Change a group's mode or live members: one MODIFY."""
+        self.modify(self.group_entry(group_id, mode, size, live, gap_us))
+
+    def add_ecmp_route(
+        self, prefix: str, group_id: int, ports: Sequence[int], mode: str = "ecmp", **kw: int
+    ) -> list[TableEntry]:
+        self.add_route(prefix, group_id)
+        return self.add_group(group_id, mode, ports, **kw)
+
+    def add_arp_responder(self, ip: str, mac: str) -> TableEntry:
+        return self.add("arp_responder", {"target_ip": ip}, "reply_arp", {"target_mac": mac})
+
+    def add_clone_session(self, session: int, port: int, packet_length: int = 0) -> None:
+        self.insert(self.sw.clone_session(session, [port], packet_length_bytes=packet_length))
+
+    # ------------------------------------------------------------ congestion verbs
+    def set_ecn_step(self, port: int, threshold: int) -> TableEntry:
+        return self.add("ecn_config", {"eg_port": port}, "mark_ecn_step", {"threshold": threshold})
+
+    def set_ecn_red(self, port: int, k_min: int, k_max: int, p_max: int) -> TableEntry:
+        return self.add(
+            "ecn_config",
+            {"eg_port": port},
+            "mark_ecn_red",
+            {"min_threshold": k_min, "max_threshold": k_max, "max_probability": p_max},
+        )
+
+    def set_trim(self, port: int, threshold: int, dscp: int, priority: int) -> TableEntry:
+        return self.add(
+            "trim_config",
+            {"eg_port": port},
+            "trim_above",
+            {"queue_threshold": threshold, "dscp": dscp, "priority": priority},
+        )
+
+    def set_cnp(self, port: int, threshold: int, interval_us: int, dscp: int) -> TableEntry:
+        return self.add(
+            "cnp_config",
+            {"eg_port": port},
+            "notify_above",
+            {"queue_threshold": threshold, "interval_us": interval_us, "dscp": dscp},
+        )
+
+    # ------------------------------------------------------------ INT verbs
+    def add_int_watchlist(
+        self, max_hops: int, instructions: int, *, priority: int = 10, **fields: Any
+    ) -> TableEntry:
+        """Flows matching `fields` (ternary: ip_src, ip_dst, ip_proto, l4_sport,
+        l4_dport as value or (value, mask)) get INT from this switch."""
+        return self.add(
+            "int_watchlist",
+            fields,
+            "mark_int_source",
+            {"max_hops": max_hops, "instructions": instructions},
+            priority,
+        )
+
+    def add_int_sink(self, port: int) -> TableEntry:
+        return self.add("int_sink_ports", {"eg_port": port}, "mark_int_sink")
+
+    def enable_int(self, port: int, switch_id: int, mtu: int = 1500) -> TableEntry:
+        return self.add(
+            "int_ports", {"eg_port": port}, "enable_int", {"switch_id": switch_id, "mtu": mtu}
+        )
+
+    def add_int_report(self, collector_port: int, **encap: Any) -> TableEntry:
+        """Reports leaving by `collector_port` get this Ethernet/IPv4/UDP encapsulation
+        (src_mac, dst_mac, src_ip, dst_ip, src_port, dst_port)."""
+        return self.add("int_report", {"eg_port": collector_port}, "encap_report", encap)
+
+    # ------------------------------------------------------------ reading state
+    def drop_count(self, reason: str) -> int:
+        return self.sw.read_counter("drop_counter", self.c[f"DROP_{reason}"]).packets
+
+    def member_packets(self, member: TableEntry) -> int:
+        return self.sw.read_direct_counter(member).packets
+
+    def queue_depth_seen(self, port: int) -> int:
+        """`port_queue_depth[port]`: the queue depth egress last recorded for `port`."""
+        return self.sw.read_register("port_queue_depth", port)
+
+    def wait_for(self, what: str, cond: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Poll `cond` until it holds; fail naming `what` after `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while not cond():
+            if time.monotonic() > deadline:
+                self.fail(f"timed out waiting for {what}")
+            time.sleep(0.005)
+
+    # ------------------------------------------------------------ queues
+    def require_queue_control(self) -> None:
+        if self.target.queues is None:
+            self.skipTest(
+                f"target {self.target.name}: egress queue rates cannot be set here "
+                "(needs the in-process softswitch, or BMv2 with simple_switch_CLI)"
+            )
+
+    def throttle(self, port: int, pps: float) -> None:
+        self.require_queue_control()
+        assert self.target.queues is not None
+        self._throttled.add(port)
+        self.target.queues.set_rate(port, pps)
+
+    def unthrottle(self, port: int) -> None:
+        assert self.target.queues is not None
+        self.target.queues.set_rate(port, None)
+
+    def burst(
+        self, in_port: int, pkts: Sequence[Packet], out_port: int, pps: float = 4
+    ) -> list[bytes]:
+        """Send `pkts` back to back into `out_port`'s queue while it is served at `pps`:
+        the first leaves at once, packet i (i >= 1) joins behind i - 1 others (its
+        enq_qdepth). Once all are queued the port is released; returns the frames in the
+        order they left."""
+        frames = [bytes(p) for p in pkts]  # built before the clock starts
+        self.throttle(out_port, pps)
+        for f in frames:
+            self.send(in_port, f)
+        assert self.target.queues is not None
+        if not self.target.queues.wait_queued(out_port, len(frames) - 1, timeout=2):
+            self.fail(
+                f"the burst of {len(frames)} did not queue up (a departure every {1 / pps} s)"
+            )
+        self.unthrottle(out_port)
+        return [self.next_frame(out_port) for _ in frames]
+
+    def congest(self, port: int, backlog: int, in_port: int = 8, pps: float = 4) -> None:
+        """Build a backlog on `port`: `backlog` background packets (10.0.9.0/24, group
+        900) into a queue served at `pps`. Returns once egress has recorded the depth
+        (the second departure sees backlog - 2 behind it; port_queue_depth says so)."""
+        self.throttle(port, pps)
+        self.add_ecmp_route(BACKGROUND_PREFIX, 900, [port])
+        base = ipaddress.ip_network(BACKGROUND_PREFIX).network_address
+        bg = [udp_packet(dst=str(base + 1), sport=40000 + i) for i in range(backlog)]
+        for p in bg:
+            self.send(in_port, p)
+        self.wait_for(
+            f"port {port} to record a queue of {backlog - 2}",
+            lambda: self.queue_depth_seen(port) == backlog - 2,
+            timeout=3 + 2 / pps,
+        )
+        for _ in range(2):  # the two that left
+            self.next_frame(port)
+
+    # ------------------------------------------------------------ packets
+    def send(self, port: int, pkt: Packet | bytes) -> None:
+        testutils.send_packet(self, port, pkt)
+
+    def expect(self, port: int, pkt: Packet | Mask | bytes) -> None:
+        """`pkt` arrives on `port` (others before it are discarded)."""
+        testutils.verify_packet(self, pkt, port)
+
+    def expect_only(self, port: int, pkt: Packet | Mask | bytes) -> None:
+        """`pkt` arrives on `port` and nothing else arrives anywhere."""
+        testutils.verify_packet(self, pkt, port)
+        self.expect_nothing()
+
+    def expect_nothing(self, timeout: float | None = None) -> None:
+        testutils.verify_no_other_packets(self, timeout=timeout)
+
+    def next_frame(self, port: int, timeout: float = 3.0) -> bytes:
+        """The next frame `port` sends (fail if none comes in `timeout` s)."""
+        got = self.dataplane.poll(device_number=0, port_number=port, timeout=timeout)
+        if isinstance(got, self.dataplane.PollFailure):
+            self.fail(f"no packet on port {port} within {timeout} s")
+        return bytes(got.packet)
+
+    def expect_next(self, port: int, pkt: Packet | Mask | bytes) -> None:
+        """The very next frame on `port` is `pkt` (strict order, unlike `expect`)."""
+        got = self.next_frame(port)
+        if not ptf.dataplane.match_exp_pkt(pkt, got):
+            self.fail(
+                f"port {port}: next packet differs\nexpected: {_hex(pkt)}\nreceived: {got.hex()}"
+            )
+
+    def out_port(self, sent_on: int, pkt: Packet, exp: Packet, ports: Sequence[int]) -> int:
+        """Send `pkt`; it must leave by one of `ports` as `exp` with that port's next-hop
+        MAC and nothing else may arrive. Returns the port."""
+        self.send(sent_on, pkt)
+        mask = Mask(bytes(exp))
+        mask.set_do_not_care(0, 48)  # Ethernet destination: the member's MAC, checked below
+        idx, frame = testutils.verify_packet_any_port(
+            self, mask, list(ports), timeout=3, n_timeout=1e-4
+        )
+        port = ports[idx]
+        self.assertEqual(Ether(frame).dst, next_hop_mac(port), f"next-hop MAC on port {port}")
+        return port
+
+    def out_ports(
+        self, pkts: Iterable[Packet], ports: Sequence[int], sent_on: int = 1, exact: bool = True
+    ) -> list[int]:
+        """`out_port` for each routed packet in turn; with `exact`, also check that exactly
+        one frame arrived per packet (PTF's matching skips strays and duplicates)."""
+        before = sum(self.dataplane.rx_counters.values())
+        got = [
+            self.out_port(sent_on, p, route(p, self.router_mac, "00:00:00:00:00:00"), ports)
+            for p in pkts
+        ]
+        if exact:
+            self.expect_nothing(timeout=0.05)
+            received = sum(self.dataplane.rx_counters.values()) - before
+            self.assertEqual(received, len(got), "frames received (duplicates or strays?)")
+        return got
+
+    def ignore(self, pred: Callable[[bytes], bool]) -> None:
+        """Hide matching frames from the checks until cleanup."""
+        testutils.add_filter(lambda frame: not pred(bytes(frame)))
+        self._filtered = True
+
+    def ignore_background(self) -> None:
+        """Hide the background traffic of `congest` (IPv4 to BACKGROUND_PREFIX)."""
+        net = ipaddress.ip_network(BACKGROUND_PREFIX)
+        self.ignore(
+            lambda f: (
+                f[12:14] == b"\x08\x00" and len(f) >= 34 and ipaddress.ip_address(f[30:34]) in net
+            )
+        )
+
+
+def _hex(pkt: Packet | Mask | bytes) -> str:
+    if isinstance(pkt, Mask):
+        return bytes(pkt.exp_pkt).hex() + " (masked)"
+    return bytes(pkt).hex()
+
+
+def _routing_table(prefix: str) -> str:
+    return "routing_v6" if ":" in prefix else "routing_v4"
+
+
+def _dst_field(prefix: str) -> str:
+    return "ipv6_dst" if ":" in prefix else "ipv4_dst"
+
+
+def flows(n: int, **kw: object) -> Iterable[Packet]:
+    """`n` UDP flows from distinct sources and ports."""
+    for i in range(n):
+        yield udp_packet(src=f"10.1.{i // 250}.{i % 250 + 1}", sport=1000 + i, **kw)  # type: ignore[arg-type]

@@ -1,0 +1,256 @@
+"""INT-MD v2.1 over UDP on one switch: source and sink on the same switch (host gets the
+packet as sent, the collector a Telemetry Report v2.0 of it), transit of a packet that
+already carries INT (this hop's metadata pushed, lengths fixed), the E and M flags, the
+sink stripping INT, and flows off the watchlist. Timestamps, hop latency and queue
+occupancy are masked; everything else is compared bit for bit. (A three-switch chain is
+covered by tests/fabric/test_int.py.)"""
+
+from __future__ import annotations
+
+import struct
+
+from ptf.mask import Mask
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Packet, Raw
+
+from ptf_tests.lib.fabric_test import FabricTest, next_hop_mac
+from ptf_tests.lib.packets import HOST_MAC, ROUTER_MAC, route, udp_packet
+
+IN, OUT, COLLECTOR = 1, 2, 3
+SWITCH_ID, UPSTREAM_ID = 7, 1
+COLLECTOR_MAC = "00:00:00:00:cc:cc"
+REPORT = {
+    "src_mac": ROUTER_MAC,
+    "dst_mac": COLLECTOR_MAC,
+    "src_ip": "10.0.0.1",
+    "dst_ip": "10.0.0.100",
+    "src_port": 40000,
+    "dst_port": 32766,
+}
+BASIC = 0xFC00  # bits 0-5: switch id, ports, hop latency, queue, ingress/egress timestamps
+ALL_SUPPORTED = 0xFF80  # bits 0-8
+WORDS = {BASIC: 8, ALL_SUPPORTED: 12}
+ETH_IP_UDP = 14 + 20 + 8
+SHIM_MD = 4 + 12
+REPORT_HDRS = 8 + 12  # group header, individual report header
+
+
+# ------------------------------------------------------------------ INT headers
+def shim(stack_words: int, dport: int) -> bytes:
+    """INT shim: type INT-MD, NPT 1 (original UDP port kept here), length in words."""
+    return bytes([0x14, 4 + stack_words]) + struct.pack("!H", dport)
+
+
+def md_header(remaining: int, instructions: int, *, e: int = 0, m: int = 0) -> bytes:
+    hop_ml = WORDS[instructions]
+    return struct.pack("!BBBBHHI", 0x20 | e << 2 | m << 1, 0, hop_ml, remaining, instructions, 0, 0)
+
+
+def hop(switch_id: int, in_port: int, out_port: int, instructions: int = BASIC) -> bytes:
+    """One hop's metadata with the variable fields zero (they are masked)."""
+    md = struct.pack("!IHHIIQQ", switch_id, in_port, out_port, 0, 0, 0, 0)
+    if instructions == ALL_SUPPORTED:
+        md += struct.pack("!IIII", in_port, out_port, 0xFFFFFFFF, 0)
+    return md
+
+
+def hop_mask(mask: Mask, offset: int, instructions: int = BASIC) -> None:
+    """Don't care about hop latency, queue occupancy, timestamps (and buffer occupancy)
+    of the hop metadata at byte `offset`."""
+    mask.set_do_not_care((offset + 8) * 8, 32)  # hop latency
+    mask.set_do_not_care((offset + 12) * 8 + 8, 24)  # queue occupancy
+    mask.set_do_not_care((offset + 16) * 8, 128)  # ingress and egress timestamps
+    if instructions == ALL_SUPPORTED:
+        mask.set_do_not_care((offset + 44) * 8 + 8, 24)  # buffer occupancy
+
+
+def with_int(pkt: Packet, int_port: int, stack: bytes, words: int, md: bytes) -> Packet:
+    """`pkt` (UDP) inside the INT domain: UDP to `int_port`, shim, INT-MD header, the
+    metadata `stack` of `words` words; the UDP checksum as the sender computed it."""
+    sent = Ether(bytes(pkt))
+    udp = pkt[UDP]
+    p = pkt.copy()
+    if IP in p:
+        del p[IP].chksum
+    u = p[UDP]
+    u.remove_payload()
+    u.dport, u.len, u.chksum = int_port, None, sent[UDP].chksum
+    u.add_payload(Raw(shim(words, udp.dport) + md + stack + bytes(udp.payload)))
+    return p
+
+
+def report(inner: bytes, node_id: int) -> Mask:
+    """The Telemetry Report the collector gets for `inner`: sequence number masked."""
+    rep_len = 2 + (len(inner) + 3) // 4
+    body = (
+        struct.pack("!II", 2 << 28, node_id)  # version 2, hw id 0, sequence number
+        + struct.pack("!BBBB", 0x13, rep_len, 0, 0x20)  # INT, in_type Ethernet; F flag
+        + bytes(8)
+        + inner
+    )
+    r = (
+        Ether(dst=COLLECTOR_MAC, src=ROUTER_MAC)
+        / IP(src=REPORT["src_ip"], dst=REPORT["dst_ip"], ttl=64, id=0, flags=0)
+        / UDP(sport=REPORT["src_port"], dport=REPORT["dst_port"], chksum=0)
+        / Raw(body)
+    )
+    mask = Mask(bytes(r))
+    mask.set_do_not_care(ETH_IP_UDP * 8 + 10, 22)
+    return mask
+
+
+def report_seq(frame: bytes) -> int:
+    return struct.unpack("!I", frame[ETH_IP_UDP : ETH_IP_UDP + 4])[0] & 0x3FFFFF
+
+
+class IntTest(FabricTest):
+    def setUp(self) -> None:
+        super().setUp()
+        self.int_port = self.c["UDP_PORT_INT"]
+        self.add_ecmp_route("10.0.2.0/24", 701, [OUT])
+        self.enable_int(OUT, SWITCH_ID)
+
+    def collector(self) -> None:
+        self.add_int_report(COLLECTOR, **REPORT)
+        self.add_clone_session(self.c["INT_REPORT_SESSION"], COLLECTOR)
+
+    def routed(self, pkt: Packet) -> Packet:
+        return route(pkt, ROUTER_MAC, next_hop_mac(OUT))
+
+    def upstream(self, pkt: Packet, remaining: int = 7, instructions: int = BASIC) -> Packet:
+        """`pkt` as the upstream switch (UPSTREAM_ID, a source) sent it to us."""
+        md = md_header(remaining, instructions)
+        return with_int(
+            pkt, self.int_port, hop(UPSTREAM_ID, 1, 2, instructions), WORDS[instructions], md
+        )
+
+
+class SourceAndSinkReportTest(IntTest):
+    """Source and sink on one switch: the host gets the packet exactly as routed without
+    INT; the collector gets a report whose inner packet is the one received plus the
+    INT this switch adds (shim, INT-MD header, its metadata); sequence numbers count up."""
+
+    def check(self, instructions: int) -> None:
+        self.add_int_watchlist(8, instructions, ip_proto=(17, 0xFF))
+        self.add_int_sink(OUT)
+        self.collector()
+        pkt = udp_packet(dport=4444)
+        self.send(IN, pkt)
+        self.expect(OUT, self.routed(pkt))
+        words = WORDS[instructions]
+        inner = with_int(
+            pkt,
+            self.int_port,
+            hop(SWITCH_ID, IN, OUT, instructions),
+            words,
+            md_header(7, instructions),
+        )
+        exp = report(bytes(inner), SWITCH_ID)
+        hop_mask(exp, ETH_IP_UDP + REPORT_HDRS + ETH_IP_UDP + SHIM_MD, instructions)
+        self.expect(COLLECTOR, exp)
+        self.expect_nothing()
+
+    def runTest(self) -> None:
+        self.check(BASIC)
+
+
+class AllInstructionsTest(SourceAndSinkReportTest):
+    """Every supported instruction (bits 0-8): level-2 ports, tx utilisation (all ones:
+    not available) and buffer occupancy follow the basic ones."""
+
+    def runTest(self) -> None:
+        self.check(ALL_SUPPORTED)
+
+
+class ReportSequenceTest(IntTest):
+    """Each report carries the next sequence number."""
+
+    def runTest(self) -> None:
+        self.add_int_watchlist(8, BASIC, ip_proto=(17, 0xFF))
+        self.add_int_sink(OUT)
+        self.collector()
+        seqs = []
+        for i in range(3):
+            self.send(IN, udp_packet(sport=2000 + i))
+            seqs.append(report_seq(self.next_frame(COLLECTOR)))
+        self.assertEqual(seqs, [seqs[0], seqs[0] + 1, seqs[0] + 2])
+
+
+class TransitTest(IntTest):
+    """A packet carrying INT from upstream leaves with this hop's metadata in front of
+    the stack, the shim, IP and UDP lengths grown and the hop count down by one."""
+
+    def runTest(self) -> None:
+        pkt = udp_packet(dport=4444)
+        arriving = self.upstream(pkt)
+        self.send(IN, arriving)
+        stack = hop(SWITCH_ID, IN, OUT) + hop(UPSTREAM_ID, 1, 2)
+        leaving = self.routed(with_int(pkt, self.int_port, stack, 16, md_header(6, BASIC)))
+        exp = Mask(bytes(leaving))
+        hop_mask(exp, ETH_IP_UDP + SHIM_MD)
+        self.expect_only(OUT, exp)
+
+
+class HopBudgetTest(IntTest):
+    """With no hop budget left the switch sets E and adds nothing."""
+
+    def runTest(self) -> None:
+        pkt = udp_packet(dport=4444)
+        self.send(IN, self.upstream(pkt, remaining=0))
+        md = md_header(0, BASIC, e=1)
+        exp = self.routed(with_int(pkt, self.int_port, hop(UPSTREAM_ID, 1, 2), 8, md))
+        self.expect_only(OUT, exp)
+
+
+class MtuTest(IntTest):
+    """When this hop's metadata would exceed the port's MTU the switch sets M and adds
+    nothing."""
+
+    def runTest(self) -> None:
+        pkt = udp_packet(dport=4444)
+        arriving = self.upstream(pkt)
+        ip_len = len(arriving) - 14
+        self.modify(
+            self.sw.table_entry(
+                "int_ports",
+                {"eg_port": OUT},
+                "enable_int",
+                {"switch_id": SWITCH_ID, "mtu": ip_len + 31},
+            )
+        )
+        self.send(IN, arriving)
+        md = md_header(7, BASIC, m=1)
+        exp = self.routed(with_int(pkt, self.int_port, hop(UPSTREAM_ID, 1, 2), 8, md))
+        self.expect_only(OUT, exp)
+
+
+class SinkTest(IntTest):
+    """At a sink port the host gets the original packet (UDP port and lengths restored,
+    checksum valid again) and the collector the packet as received plus this hop."""
+
+    def runTest(self) -> None:
+        self.add_int_sink(OUT)
+        self.collector()
+        pkt = udp_packet(dport=4444)
+        arriving = self.upstream(pkt)
+        self.send(IN, arriving)
+        self.expect(OUT, self.routed(pkt))
+        stack = hop(SWITCH_ID, IN, OUT) + hop(UPSTREAM_ID, 1, 2)
+        inner = with_int(pkt, self.int_port, stack, 16, md_header(6, BASIC))
+        exp = report(bytes(inner), SWITCH_ID)
+        hop_mask(exp, ETH_IP_UDP + REPORT_HDRS + ETH_IP_UDP + SHIM_MD)
+        self.expect(COLLECTOR, exp)
+        self.expect_nothing()
+
+
+class UnwatchedFlowTest(IntTest):
+    """A flow the watchlist does not match gets no INT and makes no report."""
+
+    def runTest(self) -> None:
+        self.add_int_watchlist(8, BASIC, ip_proto=(17, 0xFF), l4_dport=(4444, 0xFFFF))
+        self.add_int_sink(OUT)
+        self.collector()
+        pkt = udp_packet(dport=80, smac=HOST_MAC)
+        self.send(IN, pkt)
+        self.expect_only(OUT, self.routed(pkt))
