@@ -209,6 +209,11 @@ class Switch:
         With unthrottled ports (the default) that is everything the packet produces. With
         queue rates set, packets still queued leave later: see `inject` and `run_until`.
         """
+        if not self.tm.configured and not self._out:
+            # no queue was ever configured or used: nothing waits, nothing to serve
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            out, self._out = self._out, []
+            return [(o.port, o.data) for o in out]
         self.inject(port, data)
         return [(o.port, o.data) for o in self.run_until(self.clock.now_us())]
 
@@ -257,7 +262,10 @@ class Switch:
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         now = self.clock.now_us()
         prio = ps.std.priority
-        if eport not in self.tm.shaped and prio < self.tm.priorities and not self.tm.backlog(eport):
+        tm = self.tm
+        if prio < tm.priorities and (
+            not tm.configured or (eport not in tm.shaped and not tm.backlog(eport))
+        ):
             # an unthrottled port serves the packet the moment it arrives: queue metadata 0
             std = ps.std
             std.enq_timestamp = now & 0xFFFFFFFF
@@ -267,7 +275,8 @@ class Switch:
         length = ps.std.packet_length
         if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now) is None:
             self.dropped += 1
-            self.trace("drop", f"queue of port {eport}", "queue full or priority out of range")
+            if self.tracing:
+                self.trace("drop", f"queue of port {eport}", "queue full or priority out of range")
 
     def _new_pass(
         self, itype: int, port: int, data: bytes, preserved: dict[str, Any] | None
@@ -302,7 +311,8 @@ class Switch:
             self.dropped += 1
             return
         ctx = self.ctx
-        self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
+        if self.tracing:
+            self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
         ps = self._new_pass(itype, port, data, preserved)
         std = ps.std
         std.ingress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
@@ -414,7 +424,8 @@ class Switch:
                 self._ingress(ps.std.ingress_port, data, RECIRC, kept, depth + 1)
             else:
                 self._out.append(Output(self.clock.now_us(), eport, data))
-                self.trace("output", f"port {eport}", f"{len(data)} bytes")
+                if self.tracing:
+                    self.trace("output", f"port {eport}", f"{len(data)} bytes")
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
 

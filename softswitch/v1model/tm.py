@@ -82,6 +82,7 @@ class TrafficManager:
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
+        self.configured = False  # no depth or rate set yet: every port serves at once
         # ports whose packets go through the queues: those with a rate, or all ports once
         # a default rate or depth is set (an unthrottled, empty port serves at once)
         self.shaped: _Shaped = _Shaped()
@@ -121,6 +122,7 @@ class TrafficManager:
         self._reshape()
 
     def _reshape(self) -> None:
+        self.configured = True
         self.shaped.all = self._default_rate != (None, None)
         self.shaped.ports = {
             p for p, pq in self.ports.items() if any(c.rate_pps or c.rate_bps for c in pq.configs)

@@ -110,6 +110,16 @@ def decode_matches(
 
 def _decode_match(f: FieldInfo, fm, what: str) -> M.Match:  # noqa: C901 - one case per kind
     kind = fm.WhichOneof("field_match_type")
+    if kind == "exact" == f.kind:  # the common case, without building messages
+        data = fm.exact.value
+        v = int.from_bytes(data, "big")
+        if data and not v >> f.bitwidth:
+            return M.Exact(v)
+    elif kind == "lpm" == f.kind:
+        data, plen, w = fm.lpm.value, fm.lpm.prefix_len, f.bitwidth
+        v = int.from_bytes(data, "big")
+        if data and 0 < plen <= w and not v >> w and not v & ~M.lpm_mask(plen, w):
+            return M.Lpm(v, plen)
     where = f"{what}: match field {f.name}"
     if kind != f.kind:
         raise fail(Code.INVALID_ARGUMENT, f"{where} is {f.kind}, got {kind or 'nothing'}")
@@ -225,7 +235,10 @@ def decode_action(index: P4InfoIndex, msg, what: str) -> tuple[ActionInfo, tuple
             )
         if args[pi.position] is not None:
             raise fail(Code.INVALID_ARGUMENT, f"{what}: parameter {pi.name} given twice")
-        args[pi.position] = decode_uint(p.value, pi.bitwidth, f"{what}: parameter {pi.name}")
+        v = int.from_bytes(p.value, "big")
+        if not p.value or v >> pi.bitwidth:
+            decode_uint(p.value, pi.bitwidth, f"{what}: parameter {pi.name}")  # raises
+        args[pi.position] = v
     for pi, v in zip(a.params, args, strict=True):
         if v is None:
             raise fail(
