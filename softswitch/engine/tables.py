@@ -207,14 +207,17 @@ class Table:
         member: int | None = None,
         group: int | None = None,
         const: bool = False,
+        checked: bool = False,
     ) -> Entry:
-        ms = self.canonical(matches)
+        """Insert an entry. `checked=True`: the caller (the P4Runtime layer) has already
+        validated and canonicalised the matches and the action arguments."""
+        ms = tuple(matches) if checked else self.canonical(matches)
         if self.spec.has_priority:
             if priority is None:
                 raise InvalidArgument(f"table {self.name} needs a priority for its entries")
         else:
             priority = 0
-        if member is None and group is None:
+        if member is None and group is None and not checked:
             self.check_action(action, args, default=False)
         k = self._entry_key(ms, priority)
         if k in self.entries:

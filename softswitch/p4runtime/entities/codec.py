@@ -226,25 +226,26 @@ def decode_action(index: P4InfoIndex, msg, what: str) -> tuple[ActionInfo, tuple
     a = index.actions.get(msg.action_id)
     if a is None:
         raise fail(Code.INVALID_ARGUMENT, f"{what}: unknown action id {msg.action_id}")
+    by_id = a.params_by_id
     args: list[int | None] = [None] * len(a.params)
     for p in msg.params:
-        pi = a.params_by_id.get(p.param_id)
+        pi = by_id.get(p.param_id)
         if pi is None:
             raise fail(
                 Code.INVALID_ARGUMENT, f"{what}: action {a.name} has no parameter id {p.param_id}"
             )
-        if args[pi.position] is not None:
+        pos = pi.position
+        if args[pos] is not None:
             raise fail(Code.INVALID_ARGUMENT, f"{what}: parameter {pi.name} given twice")
-        v = int.from_bytes(p.value, "big")
-        if not p.value or v >> pi.bitwidth:
-            decode_uint(p.value, pi.bitwidth, f"{what}: parameter {pi.name}")  # raises
-        args[pi.position] = v
-    for pi, v in zip(a.params, args, strict=True):
-        if v is None:
-            raise fail(
-                Code.INVALID_ARGUMENT, f"{what}: action {a.name}: parameter {pi.name} missing"
-            )
-    return a, tuple(v for v in args if v is not None)
+        data = p.value
+        v = int.from_bytes(data, "big")
+        if not data or v >> pi.bitwidth:
+            decode_uint(data, pi.bitwidth, f"{what}: parameter {pi.name}")  # raises
+        args[pos] = v
+    if None in args:
+        pi = a.params[args.index(None)]
+        raise fail(Code.INVALID_ARGUMENT, f"{what}: action {a.name}: parameter {pi.name} missing")
+    return a, tuple(args)  # type: ignore[arg-type]
 
 
 def encode_action(a: ActionInfo, args: Sequence[int], out) -> None:

@@ -200,7 +200,13 @@ class Tables:
         oneshot = self._create_oneshot(t, target)
         try:
             e = engine.add(
-                matches, target.action, target.args, prio, member=target.member, group=target.group
+                matches,
+                target.action,
+                target.args,
+                prio,
+                member=target.member,
+                group=target.group,
+                checked=True,
             )
         except SwitchError:
             if oneshot is not None:
@@ -211,7 +217,8 @@ class Tables:
         if counters is not None:
             e.packets, e.bytes = counters
         self._set_meter(engine, e, meter)
-        self.extra[e] = _Extra(te.controller_metadata, te.metadata, oneshot)
+        if te.controller_metadata or te.metadata or oneshot is not None:
+            self.extra[e] = _Extra(te.controller_metadata, te.metadata, oneshot)
 
     def _modify(self, t: TableInfo, engine: Table, te: Any) -> None:
         matches, prio = self.key(t, te)
