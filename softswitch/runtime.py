@@ -84,6 +84,7 @@ class SwitchRuntime:
         self._threads: list[threading.Thread] = []
         self._driven = isinstance(self.clock, SimClock)
         self._pending: deque[Output] = deque(maxlen=_PENDING_MAX)
+        self._queue_settings: list[tuple[str, int | None, int | None, object]] = []
 
     # ------------------------------------------------------------ pipeline
     def load(self, compiled: CompiledProgram) -> Switch:
@@ -103,6 +104,7 @@ class SwitchRuntime:
         if self.queue_rate_pps is not None or self.queue_rate_bps is not None:
             sw.tm.set_rate(pps=self.queue_rate_pps, bps=self.queue_rate_bps)
         with self.lock:
+            self._apply_queue_settings(sw)
             self.switch = sw
             self._wake.notify_all()
         return sw
@@ -113,6 +115,45 @@ class SwitchRuntime:
         from .device_config import load_device_config
 
         return self.load(load_device_config(data, trace=self.log_console))
+
+    # ------------------------------------------------------------ queues (like simple_switch_CLI)
+    def set_queue_rate(
+        self,
+        port: int | None = None,
+        *,
+        pps: float | None = None,
+        bps: float | None = None,
+        priority: int | None = None,
+    ) -> None:
+        """Egress service rate of one port (all ports when None), in packets/s or bits/s;
+        both None: unthrottled. Kept across pipeline loads."""
+        with self.lock:
+            self._queue_settings.append(("rate", port, priority, (pps, bps)))
+            if self.switch is not None:
+                self.switch.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
+            self._wake.notify_all()
+
+    def set_queue_depth(
+        self, depth: int, port: int | None = None, priority: int | None = None
+    ) -> None:
+        """Egress queue depth in packets of one port (all ports when None)."""
+        with self.lock:
+            self._queue_settings.append(("depth", port, priority, depth))
+            if self.switch is not None:
+                self.switch.tm.set_depth(depth, port=port, priority=priority)
+
+    def queue_occupancy(self, port: int, priority: int = 0) -> int:
+        """Packets waiting in a port's queue now."""
+        with self.lock:
+            return self.switch.tm.occupancy(port, priority) if self.switch is not None else 0
+
+    def _apply_queue_settings(self, sw: Switch) -> None:
+        for kind, port, priority, value in self._queue_settings:
+            if kind == "rate":
+                pps, bps = value  # type: ignore[misc]
+                sw.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
+            else:
+                sw.tm.set_depth(value, port=port, priority=priority)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ ports and listeners
     def add_port(self, port_no: int, port: Port) -> None:

@@ -202,3 +202,20 @@ def test_port_numbers_are_checked() -> None:
     rt = SwitchRuntime()
     with pytest.raises(ValueError):
         rt.add_port(511, QueuePort())
+
+
+def test_queue_settings_at_run_time_survive_a_reload() -> None:
+    from softswitch.clock import SimClock
+    from softswitch.compiler import compile_text
+    from softswitch.runtime import SwitchRuntime
+    from tests.p4util import program
+
+    src = program(decls="header h_t { bit<8> id; }", ingress="apply { sm.egress_spec = 2; }")
+    rt = SwitchRuntime(clock=SimClock())
+    rt.load(compile_text(src, "q.p4"))
+    rt.set_queue_rate(2, pps=1000)
+    for i in range(3):
+        rt.inject(1, bytes([i]))
+    assert rt.queue_occupancy(2) == 2  # one in service, two waiting
+    rt.load(compile_text(src, "q.p4"))
+    assert rt.switch is not None and 2 in rt.switch.tm.shaped
