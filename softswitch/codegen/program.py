@@ -86,6 +86,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         self.func_ctx: FuncCtx | None = None
         self.in_action = False
         self.in_parser = False
+        self.block_role: str | None = None  # the package argument being generated
         self.loop_depth = 0
         self.info = ir.ProgramInfo()
         self.type_names: dict[str, T.P4Type] = {}
@@ -222,8 +223,12 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
 
     def gen_package(self, d: A.Instance) -> None:
         blocks: list[InstanceSym] = []
-        for a in d.args:
+        roles = getattr(self.arch, "roles", ())
+        for i, a in enumerate(d.args):
             v = a.value
+            self.block_role = roles[i] if i < len(roles) else None
+            if self.block_role is not None and isinstance(v, A.Construct | A.NameRef):
+                self.arch.check_block(self, self.block_role, v)
             if isinstance(v, A.Construct):
                 t = self.resolve_type(v.ref)
                 if not isinstance(t, T.BlockType):
@@ -243,6 +248,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
                 blocks.append(InstanceSym(t, py, t.name, t.decl))
             else:
                 raise P4Unsupported.at(d.pos, "package arguments must be instances")
+        self.block_role = None
         self.arch.package(self, d, blocks)
 
 

@@ -44,6 +44,7 @@ EXTERN_KINDS = {
 
 class V1Model:
     name = "v1model"
+    roles = ("parser", "verify", "ingress", "egress", "compute", "deparser")
     preamble = ("from softswitch.v1model.support import *  # noqa: F403",)
 
     # ------------------------------------------------------------ instances
@@ -203,6 +204,8 @@ class V1Model:
             return V("", T.VOID)
         if name in ("clone", "clone3", "clone_preserving_field_list"):
             ctype = self._enum_name(bound[0])
+            want = "ingress" if ctype == "I2E" else "egress"
+            self._only_in(gen, want, f"clone({ctype}, ...)", pos)
             session = self._uint(gen, bound[1])
             fl = "None"
             if name == "clone_preserving_field_list":
@@ -211,9 +214,11 @@ class V1Model:
                 raise P4Unsupported.at(pos, "clone3 (use clone_preserving_field_list)")
             return V(f"ctx.clone({ctype!r}, {session}, {fl})", T.VOID)
         if name in ("resubmit", "resubmit_preserving_field_list"):
+            self._only_in(gen, "ingress", "resubmit", pos)
             fl = self._uint(gen, bound[0]) if name.endswith("list") else "None"
             return V(f"ctx.resubmit({fl})", T.VOID)
         if name in ("recirculate", "recirculate_preserving_field_list"):
+            self._only_in(gen, "egress", "recirculate", pos)
             fl = self._uint(gen, bound[0]) if name.endswith("list") else "None"
             return V(f"ctx.recirculate({fl})", T.VOID)
         if name == "truncate":
@@ -256,6 +261,50 @@ class V1Model:
             return V("", T.VOID)
         del args
         raise P4Unsupported.at(pos, f"extern function {name}")
+
+    @staticmethod
+    def _only_in(gen: ProgramGen, role: str, what: str, pos: Any) -> None:
+        """p4c-bm2-ss refuses these externs outside the block that BMv2 can run them in."""
+        if gen.block_role is not None and gen.block_role != role:
+            raise P4Unsupported.at(pos, f"'{what}' can only be used in {role} on this target")
+
+    def check_block(self, gen: ProgramGen, role: str, arg: A.Expr) -> None:
+        """BMv2's checksum blocks hold only checksum calls (p4c-bm2-ss refuses the rest)."""
+        if role not in ("verify", "compute"):
+            return
+        if isinstance(arg, A.Construct):
+            t = gen.resolve_type(arg.ref)
+        else:
+            t = getattr(gen.scope.lookup(getattr(arg, "name", "")), "type", None)
+        decl = getattr(t, "decl", None)
+        if not isinstance(decl, A.ControlDecl):
+            return
+        allowed = (
+            ("verify_checksum", "verify_checksum_with_payload")
+            if role == "verify"
+            else ("update_checksum", "update_checksum_with_payload")
+        )
+        self._check_checksum_stmts(decl.body.stmts, allowed)
+
+    def _check_checksum_stmts(self, stmts: tuple[A.Stmt, ...], allowed: tuple[str, str]) -> None:
+        for st in stmts:
+            if isinstance(st, A.Block):
+                self._check_checksum_stmts(st.stmts, allowed)
+            elif isinstance(st, A.EmptyStmt):
+                continue
+            elif (
+                isinstance(st, A.CallStmt)
+                and isinstance(st.call.func, A.NameRef)
+                and st.call.func.name in allowed
+            ):
+                for a in st.call.args[1:2]:
+                    if a.value is not None:
+                        _check_simple(a.value, allowed[0])
+            else:
+                raise P4Unsupported.at(
+                    st.pos,
+                    f"only calls to {allowed[0]} or {allowed[1]} are allowed here on this target",
+                )
 
     def _uint(self, gen: ProgramGen, e: A.Expr | None) -> str:
         if e is None:
@@ -356,3 +405,19 @@ def _flat_fields(gen: ProgramGen, st: T.StructLikeType, prefix: str) -> list[ir.
         annots = gen.field_annotations.get(st.name, {}).get(n, ())
         out.append(ir.HeaderFieldSpec(prefix + n, T.width_of(ft), annots_ir(annots), ft))
     return out
+
+
+def _check_simple(e: A.Expr, where: str) -> None:
+    """Checksum field lists: fields, constants and lists only (no computations)."""
+    if isinstance(e, A.ListExpr):
+        for i in e.items:
+            _check_simple(i, where)
+    elif isinstance(e, A.StructExpr):
+        for _n, i in e.fields:
+            _check_simple(i, where)
+    elif isinstance(e, A.Member | A.Index):
+        _check_simple(e.base, where)
+    elif isinstance(e, A.NameRef | A.IntLit | A.BoolLit | A.TypeNameExpr):
+        return
+    else:
+        raise P4Unsupported.at(e.pos, f"computations are not supported in {where} on this target")

@@ -99,3 +99,18 @@ def test_switch_inside_action_is_refused() -> None:
         ingress="action a() { switch (hdr.h.a) { 1: { } } } apply { a(); }",
     )
     assert "not supported on this target" in error_of(src)
+
+
+def test_bmv2_target_restrictions() -> None:
+    """What p4c-bm2-ss refuses for simple_switch, softswitch refuses too."""
+    src = program(decls=HDR, egress="apply { clone(CloneType.I2E, 1); }")
+    assert "'clone(I2E, ...)' can only be used in ingress" in error_of(src)
+    src = program(decls=HDR, ingress="apply { recirculate_preserving_field_list(0); }")
+    assert "'recirculate' can only be used in egress" in error_of(src)
+    src = program(decls=HDR, compute="apply { hdr.h.a = 1; }")
+    assert "only calls to update_checksum" in error_of(src)
+    src = program(
+        decls=HDR,
+        compute="apply { update_checksum(true, { hdr.h.a + 1 }, hdr.h.b, HashAlgorithm.csum16); }",
+    )
+    assert "computations are not supported in update_checksum" in error_of(src)
