@@ -65,9 +65,6 @@ class BlockMixin(TableGenMixin):
         if self.inst is not None and self.inst.cells:
             self.out.line(f"nonlocal {', '.join(self.inst.cells)}")
 
-    def note_cell_use(self: ProgramGen, sym: Var) -> None:
-        """Cells are declared nonlocal in every closure of the instance; nothing to do."""
-
     # ------------------------------------------------------------ functions and actions
     def gen_function(self: ProgramGen, d: A.FunctionDecl) -> None:
         py = self.unique("f_" + d.name)

@@ -271,7 +271,6 @@ class ExprMixin:
         if sym is None:
             raise P4TypeError.at(e.pos, f"{e.name}: no such declaration")
         if isinstance(sym, Var):
-            self.note_cell_use(sym)
             return V(sym.py, sym.type)
         if isinstance(sym, Const):
             if isinstance(sym.value, int | bool):

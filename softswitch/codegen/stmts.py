@@ -141,14 +141,11 @@ class StmtMixin:
     def exit_stmt(self: ProgramGen) -> None:
         """`exit`: out/inout values of the current action or function still go back."""
         fn = self.func_ctx
-        if fn is not None and fn.copy_back and self.inst_kind_allows_exit_values():
+        if fn is not None and fn.copy_back:
             vals = ", ".join(fn.copy_back)
             self.out.line(f"raise _ExitSignal(({vals},))")
         else:
             self.out.line("raise _EXIT")
-
-    def inst_kind_allows_exit_values(self: ProgramGen) -> bool:
-        return True
 
     def return_stmt(self: ProgramGen, s: A.Return) -> None:
         fn = self.func_ctx
@@ -178,11 +175,9 @@ class StmtMixin:
         is_action = isinstance(subj.type, T.ActionEnumType)
         pending: list[str] = []
         first = True
-        seen_default = False
         for case in s.cases:
             if case.label is None:
                 cond = "True"
-                seen_default = True
             elif is_action:
                 if not isinstance(case.label, A.NameRef):
                     raise P4TypeError.at(case.pos, "switch on action_run needs action names")
@@ -203,7 +198,6 @@ class StmtMixin:
             with self.out.indent():
                 self.block_scoped(case.body)
             pending = []
-        del seen_default
 
     # ------------------------------------------------------------ assignment
     def assign(self: ProgramGen, target: A.Expr, v: V) -> None:  # noqa: C901
@@ -219,7 +213,6 @@ class StmtMixin:
                 raise P4TypeError.at(target.pos, f"{target.name} cannot be assigned")
             if sym.direction == "in" and self.func_ctx is not None and self.func_ctx.strict_in:
                 raise P4TypeError.at(target.pos, f"{target.name} is an 'in' parameter")
-            self.note_cell_use(sym)
             if sym.direction in ("inout", "out") and isinstance(
                 T.strip_newtype(t), T.StructLikeType | T.StackType
             ):

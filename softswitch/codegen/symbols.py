@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..frontend.types import P4Type
@@ -86,7 +86,6 @@ class Scope:
         self.parent = parent
         self.kind = kind
         self.names: dict[str, Any] = {}
-        self.cells: list[str] = field(default_factory=list) if False else []
 
     def lookup(self, name: str) -> Any:
         s: Scope | None = self

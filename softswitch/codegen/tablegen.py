@@ -379,6 +379,3 @@ class TableGenMixin:
         if k.match_kind == "range":
             return M.Range(v, v)
         return M.Exact(v)
-
-    def gen_table_value(self: ProgramGen, v: V) -> V:
-        return v

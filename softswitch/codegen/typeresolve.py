@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import keyword
 from typing import TYPE_CHECKING
 
+from ..engine.names import field_py
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
@@ -13,13 +13,6 @@ from .symbols import TypeSym
 
 if TYPE_CHECKING:
     from .program import ProgramGen
-
-
-def field_py(name: str) -> str:
-    """The Python attribute that holds P4 field `name`."""
-    if keyword.iskeyword(name) or name.startswith("_") or name in ("mro",):
-        return "f_" + name
-    return name
 
 
 def _header_field_ok(t: T.P4Type) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .names import field_py
+
 __all__ = [
     "_EXIT",
     "_ExitSignal",
@@ -17,7 +19,6 @@ __all__ = [
     "_advance",
     "_assign",
     "_copy_tuple",
-    "_div",
     "_emit",
     "_eq",
     "_extract",
@@ -25,7 +26,6 @@ __all__ = [
     "_lookahead",
     "_lookahead_header",
     "_mk",
-    "_mod",
     "_new",
     "_reject",
     "_shl",
@@ -171,29 +171,13 @@ def _shl(v: int, n: int, width: int, signed: int) -> int:
     return _to_signed(r, width) if signed else r
 
 
-def _div(x: int, y: int, m: int) -> int:
-    return 0 if y == 0 else x // y
-
-
-def _mod(x: int, y: int, m: int) -> int:
-    return 0 if y == 0 else x % y
-
-
 def _mk(cls: type, values: tuple[Any, ...], valid: bool = False) -> Any:
     obj = cls()
     for name, v in zip(cls._fields, values, strict=True):
-        setattr(obj, _attr(name), v)
+        setattr(obj, field_py(name), v)
     if valid:
         obj._v = True
     return obj
-
-
-def _attr(name: str) -> str:
-    import keyword
-
-    if keyword.iskeyword(name) or name.startswith("_") or name == "mro":
-        return "f_" + name
-    return name
 
 
 def _assign(dst: Any, src: Any) -> None:
@@ -221,7 +205,7 @@ def _eq(a: Any, b: Any) -> bool:
             return False
         if not a._v:
             return True
-    return all(_eq(getattr(a, _attr(f)), getattr(b, _attr(f))) for f in a._fields)
+    return all(_eq(getattr(a, field_py(f)), getattr(b, field_py(f))) for f in a._fields)
 
 
 class _Stack:

@@ -35,11 +35,8 @@ def parse_text(text: str, filename: str = "<input>", locate: Locate | None = Non
     """Parse preprocessed P4 text. `locate` maps a text line to its original (file, line)."""
     loc = locate or _identity_locate(filename)
     parser = _parser()
-    lexer_filename = filename
     try:
-        # the lexer reports raw positions; remap them through `loc`
-        parser.lexer_conf  # noqa: B018 - force construction
-        tree = _parse(parser, text, lexer_filename)
+        tree = parser.parse(text)  # positions are lines of `text`: remapped through `loc`
     except P4Error as e:
         f, ln = loc(e.line)
         raise type(e)(e.message, f, ln, e.col) from None
@@ -47,10 +44,6 @@ def parse_text(text: str, filename: str = "<input>", locate: Locate | None = Non
         f, ln = loc(getattr(e, "line", 0) or 0)
         raise P4SyntaxError(_describe(e), f, ln, getattr(e, "column", 0) or 0) from None
     return AstBuilder(loc).transform(tree)
-
-
-def _parse(parser: Lark, text: str, filename: str):  # type: ignore[no-untyped-def]
-    return parser.parse(text)
 
 
 def _describe(e: UnexpectedInput) -> str:
