@@ -107,7 +107,11 @@ class TypeMixin:
         if d.kind == "header":
             width = sum(T.width_of(t) for t in fields.values())
             if width % 8 and not any(isinstance(t, T.VarbitType) for t in fields.values()):
-                self.warn(d.pos, f"header {d.name} is {width} bits, not a multiple of 8")
+                raise P4Unsupported.at(
+                    d.pos,
+                    f"header {d.name} has fields totaling {width} bits: this target (as BMv2) "
+                    "only supports headers of a multiple of 8 bits",
+                )
         st.pyname = self.unique("H_" + d.name)
         self.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
         self.emit_struct_class(st)

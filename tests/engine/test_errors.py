@@ -114,3 +114,8 @@ def test_bmv2_target_restrictions() -> None:
         compute="apply { update_checksum(true, { hdr.h.a + 1 }, hdr.h.b, HashAlgorithm.csum16); }",
     )
     assert "computations are not supported in update_checksum" in error_of(src)
+
+
+def test_headers_must_be_whole_bytes() -> None:
+    src = program(decls="header h_t { bit<7> a; }")
+    assert "multiple of 8 bits" in error_of(src)

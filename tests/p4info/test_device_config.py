@@ -126,14 +126,14 @@ def test_compile_command_writes_both_files(tmp_path: Path) -> None:
     p4info, config = tmp_path / "out.p4info.txtpb", tmp_path / "out.json"
     rc = run(
         ["compile", str(prog), "--p4info", str(p4info), "-o", str(config),
-         "-I", str(tmp_path / "inc"), "-D", "WIDTH=12"]
+         "-I", str(tmp_path / "inc"), "-D", "WIDTH=24"]
     )  # fmt: skip
     assert rc == 0
     assert p4info.read_text().startswith("# proto-file: p4/config/v1/p4info.proto\n")
     info = read_p4info(p4info)
     assert [t.preamble.name for t in info.tables] == ["I.t"]
-    assert info.tables[0].match_fields[0].bitwidth == 12
-    assert load_device_config(config.read_bytes()).info.tables["I.t"].keys[0].width == 12
+    assert info.tables[0].match_fields[0].bitwidth == 24
+    assert load_device_config(config.read_bytes()).info.tables["I.t"].keys[0].width == 24
 
 
 def test_compile_command_p4info_formats(tmp_path: Path) -> None:
