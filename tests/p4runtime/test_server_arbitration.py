@@ -1,6 +1,5 @@
 """P4Runtime server: client arbitration on the StreamChannel ("Client Arbitration and
 Controller Replication")."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -14,21 +13,10 @@ from google.rpc import code_pb2
 from softswitch._proto import p4runtime_pb2
 from softswitch.p4runtime.arbitration import Arbiter
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     DEVICE_ID,
     Program,
     StreamClient,
-    channel,
-    committed,
-    policy,
-    primary,
-    programs,
-    rpc_error,
-    runtime,
-    server,
-    store_factory,
-    streams,
-    stub,
     table_update,
     write_request,
 )

@@ -1,7 +1,6 @@
 """P4Runtime server over the real SwitchRuntime and EntityStore (skipped until they exist):
 a table entry forwards a packet, packet-out / packet-in, a digest and idle-timeout
 notifications go end to end (on a simulated clock)."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -15,13 +14,12 @@ from softswitch._proto import p4runtime_pb2
 from softswitch.clock import SimClock
 from softswitch.p4runtime.server import P4RuntimeServer
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     CPU_PORT,
     DEVICE_ID,
     Programs,
     StreamClient,
     digest_update,
-    programs,
     set_request,
     table_update,
     write_request,

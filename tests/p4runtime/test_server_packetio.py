@@ -1,6 +1,5 @@
 """P4Runtime server: PacketOut / PacketIn through a P4 program with controller headers,
 and digests ("Packet I/O", "DigestEntry")."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -21,22 +20,12 @@ from softswitch.p4runtime.pipeline import (
 )
 from softswitch.p4runtime.stream import DigestEngine
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     CPU_PORT,
     FakeRuntime,
     Program,
     StreamClient,
-    channel,
-    committed,
     digest_update,
-    policy,
-    primary,
-    programs,
-    runtime,
-    server,
-    store_factory,
-    streams,
-    stub,
     write_request,
 )
 

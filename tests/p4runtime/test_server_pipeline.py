@@ -1,5 +1,4 @@
 """P4Runtime server: SetForwardingPipelineConfig and GetForwardingPipelineConfig."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -11,24 +10,14 @@ import pytest
 from softswitch._proto import p4runtime_pb2
 from softswitch.device_config import make_device_config
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     DEVICE_ID,
     FakeRuntime,
     Program,
     Programs,
     StreamClient,
-    channel,
-    committed,
-    policy,
-    primary,
-    programs,
     rpc_error,
-    runtime,
-    server,
     set_request,
-    store_factory,
-    streams,
-    stub,
     table_update,
     write_request,
 )

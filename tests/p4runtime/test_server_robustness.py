@@ -1,7 +1,6 @@
 """P4Runtime server robustness: random and malformed requests never crash it, and every
 answer carries a status code the specification uses (with one p4.v1.Error per update when
 the status is UNKNOWN)."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -13,20 +12,10 @@ from hypothesis import strategies as st
 
 from softswitch._proto import p4runtime_pb2
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     DEVICE_ID,
     Program,
     StreamClient,
-    channel,
-    committed,
-    policy,
-    primary,
-    programs,
-    runtime,
-    server,
-    store_factory,
-    streams,
-    stub,
 )
 
 Code = grpc.StatusCode

@@ -1,5 +1,4 @@
 """P4Runtime server: Capabilities, Write, Read and the server's life cycle, over real gRPC."""
-# ruff: noqa: F811 - test fixtures are imported from test_server_support
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from softswitch._proto import p4runtime_pb2
 from softswitch.p4runtime.server import P4RuntimeServer, api_version
 from softswitch.p4runtime.status import SPACE
 
-from .test_server_support import (  # noqa: F401 - fixtures
+from ._server_support import (
     DEVICE_ID,
     FakeRuntime,
     FakeStore,
@@ -22,19 +21,9 @@ from .test_server_support import (  # noqa: F401 - fixtures
     Programs,
     SnapshotStore,
     StreamClient,
-    channel,
-    committed,
     details,
     digest_update,
-    policy,
-    primary,
-    programs,
     rpc_error,
-    runtime,
-    server,
-    store_factory,
-    streams,
-    stub,
     table_update,
     write_request,
 )
