@@ -21,32 +21,13 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from softswitch.ports import RawSocketPort
 
-CROSS = """
-#include <core.p4>
-#include <v1model.p4>
-struct H {}
-struct M {}
-parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
-    state start { transition accept; }
-}
-control VC(inout H hdr, inout M m) { apply {} }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply {
-        if (sm.ingress_port == 1) { sm.egress_spec = 2; } else { sm.egress_spec = 1; }
-    }
-}
-control E(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {} }
-control CC(inout H hdr, inout M m) { apply {} }
-control D(packet_out pk, in H hdr) { apply {} }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+CROSS = Path(__file__).parent / "programs" / "cross_connect.p4"
 
 MARK = b"SSWBENCH"
 ETHERTYPE = b"\x88\xb5"  # local experimental
@@ -66,7 +47,6 @@ class Bench:
         self.seconds = seconds
         self.ns = f"sswb{os.getpid()}"
         self.proc: subprocess.Popen[str] | None = None
-        self.tmp = tempfile.TemporaryDirectory(prefix="ssw-bench-")
         self.hosts: list[RawSocketPort] = []
 
     # ------------------------------------------------------------ set-up / tear-down
@@ -85,8 +65,7 @@ class Bench:
             ip("-n", n, "link", "add", a, "type", "veth", "peer", "name", b)
             ip("-n", n, "link", "set", a, "up")
             ip("-n", n, "link", "set", b, "up")
-        prog = Path(self.tmp.name) / "cross.p4"
-        prog.write_text(CROSS)
+        prog = CROSS
         exe = Path(sys.executable).with_name("softswitch")
         cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "softswitch.cli"]
         self.proc = subprocess.Popen(
@@ -118,7 +97,6 @@ class Bench:
                 os.kill(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         ip("netns", "del", self.ns, check=False)
-        self.tmp.cleanup()
 
     # ------------------------------------------------------------ measurements
     def latency(self, count: int = 300) -> list[float]:
