@@ -146,32 +146,28 @@ class CallMixin:
         its own (a call with out arguments), earlier values are saved first.
         """
         bound = self.bind_args(params, c.args, c.pos)
-        codes: list[str] = []
         backs: list[tuple[A.Expr, T.P4Type]] = []
-        for p, a in zip(params, bound, strict=True):
+
+        def argument(p: A.Param, a: A.Expr | None) -> V:
             pt = self.resolve_type(p.type_ref)
             if a is None:
-                codes.append(self.zero_code(pt))
-                continue
-            if p.direction in ("out", "inout"):
-                if copies_back(p, pt, aggregates):
-                    a = self.stabilize(a)
-                v, pre = self.capture(lambda a=a: self.expr(a))
-                if p.direction == "out":
-                    code = self.zero_code(pt) if not is_scalar(pt) else "0"
-                else:
-                    code = self.convert(v, pt, a.pos).code
-                    if aggregates and not is_scalar(pt):
-                        code = self.copy_code(code, pt)
-                if copies_back(p, pt, aggregates):
-                    backs.append((a, pt))
-            else:
-                v, pre = self.capture(lambda a=a, pt=pt: self.convert(self.expr(a, pt), pt, a.pos))
-                code = self.copy_code(v.code, pt) if not is_scalar(pt) else v.code
-            if pre.lines:
-                codes = [self.snapshot(x) for x in codes]
-                self.out.lines.extend(pre.lines)
-            codes.append(code)
+                return V(self.zero_code(pt), pt)
+            if p.direction not in ("out", "inout"):
+                v = self.convert(self.expr(a, pt), pt, a.pos)
+                return V(v.code if is_scalar(pt) else self.copy_code(v.code, pt), pt, v.const)
+            if copies_back(p, pt, aggregates):
+                a = self.stabilize(a)
+                backs.append((a, pt))
+            v = self.expr(a)
+            if p.direction == "out":
+                return V(self.zero_code(pt) if not is_scalar(pt) else "0", pt)
+            code = self.convert(v, pt, a.pos).code
+            return V(self.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt)
+
+        values = self.in_order(
+            [lambda p=p, a=a: argument(p, a) for p, a in zip(params, bound, strict=True)]
+        )
+        codes = [v.code for v in values]
         call = f"{py}({', '.join(codes)})"
         has_ret = not isinstance(ret, T.VoidType)
         if not backs:

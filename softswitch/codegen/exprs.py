@@ -7,6 +7,7 @@ so no value outside its range is ever stored. Compile-time constants are folded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -162,17 +163,21 @@ class ExprMixin:
             return a, V(b.code, ta, b.const)
         return a, b
 
-    def exprs_in_order(self: ProgramGen, items: tuple[A.Expr, ...]) -> list[V]:
-        """Evaluate expressions left to right, saving earlier values when a later one
-        needs statements of its own (a call with out arguments)."""
+    def in_order(self: ProgramGen, thunks: list[Callable[[], V]]) -> list[V]:
+        """Generate values left to right, as P4 evaluates them. When a later one needs
+        statements of its own (a call with out arguments), the values computed before it
+        are saved in temporaries first, so the call cannot change what they read."""
         out: list[V] = []
-        for i in items:
-            v, pre = self.capture(lambda i=i: self.expr(i))
+        for thunk in thunks:
+            v, pre = self.capture(thunk)
             if pre.lines:
-                out = [x if x.is_const else V(self.snapshot(x.code), x.type) for x in out]
+                out = [V(self.snapshot(x.code), x.type, x.const) for x in out]
                 self.out.lines.extend(pre.lines)
             out.append(v)
         return out
+
+    def exprs_in_order(self: ProgramGen, items: tuple[A.Expr, ...]) -> list[V]:
+        return self.in_order([lambda i=i: self.expr(i) for i in items])
 
     # ------------------------------------------------------------ entry point
     def expr(self: ProgramGen, e: A.Expr, expected: T.P4Type | None = None) -> V:
@@ -407,11 +412,8 @@ class ExprMixin:
             pyop = "and" if op == "&&" else "or"
             return V(f"({a.code} {pyop} {b.code})", T.BOOL)
         hint = expected if op not in _CMP and op not in ("<<", ">>", "++") else None
-        a = self.expr(e.left, hint)
-        b, pre = self.capture(lambda: self.expr(e.right, hint if op not in ("<<", ">>") else None))
-        if pre.lines:
-            a = V(self.snapshot(a.code), a.type, a.const)
-            self.out.lines.extend(pre.lines)
+        rhint = hint if op not in ("<<", ">>") else None
+        a, b = self.in_order([lambda: self.expr(e.left, hint), lambda: self.expr(e.right, rhint)])
         if op in ("<<", ">>"):
             return self.shift_expr(e, a, b)
         if op == "++":
