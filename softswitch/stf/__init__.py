@@ -1,67 +1,17 @@
-"""STF (p4c's Simple Test Framework) tests for softswitch, run like p4c's BMv2 runner."""
+"""STF (p4c's Simple Test Framework) tests for softswitch, run like p4c's BMv2 runner.
+
+The command types (`Add`, `Packet`, `Expect`, ...) live in `softswitch.stf.parser`.
+"""
 
 from __future__ import annotations
 
-from .parser import (
-    Add,
-    CheckCounter,
-    Command,
-    CounterRead,
-    CounterWrite,
-    Expect,
-    McMgrpCreate,
-    McNodeAssociate,
-    McNodeCreate,
-    McNodeUpdate,
-    MeterArraySetRates,
-    MeterGetRates,
-    MeterSetRates,
-    MirroringAdd,
-    MirroringAddMc,
-    MirroringDelete,
-    MirroringGet,
-    NoPacket,
-    Packet,
-    RegisterRead,
-    RegisterReset,
-    RegisterWrite,
-    RemoveAll,
-    SetDefault,
-    StfError,
-    Wait,
-    parse_stf,
-    parse_stf_file,
-)
+from .parser import Command, StfError, parse_stf, parse_stf_file
 from .runner import StfResult, run_stf, run_stf_commands
 
 __all__ = [
-    "Add",
-    "CheckCounter",
     "Command",
-    "CounterRead",
-    "CounterWrite",
-    "Expect",
-    "McMgrpCreate",
-    "McNodeAssociate",
-    "McNodeCreate",
-    "McNodeUpdate",
-    "MeterArraySetRates",
-    "MeterGetRates",
-    "MeterSetRates",
-    "MirroringAdd",
-    "MirroringAddMc",
-    "MirroringDelete",
-    "MirroringGet",
-    "NoPacket",
-    "Packet",
-    "RegisterRead",
-    "RegisterReset",
-    "RegisterWrite",
-    "RemoveAll",
-    "SetDefault",
     "StfError",
     "StfResult",
-    "Wait",
     "parse_stf",
     "parse_stf_file",
     "run_stf",

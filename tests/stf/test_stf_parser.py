@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from softswitch.stf import (
+from softswitch.stf.parser import (
     Add,
     CheckCounter,
     CounterWrite,
