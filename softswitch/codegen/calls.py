@@ -396,18 +396,30 @@ class CallMixin:
 
     def emit_value(self: ProgramGen, pk: str, v: V, pos: Any) -> None:
         t = T.strip_newtype(v.type)
-        if isinstance(t, T.StructLikeType):
-            if t.is_header:
-                self.out.line(f"if {v.code}._v:")
-                with self.out.indent():
-                    self.out.line(f"_emit({pk}, {v.code})")
-                return
+        if isinstance(t, T.StructLikeType) and t.is_header:
+            self.out.line(f"if {v.code}._v:")
+            with self.out.indent():
+                self.out.line(f"{_emitter(t)}({pk}, {v.code})")
+            return
+        if isinstance(t, T.StructLikeType):  # struct or header union: members in order
             for n, ft in t.fields.items():
                 self.emit_value(pk, V(f"{v.code}.{field_py(n)}", ft), pos)
             return
         if isinstance(t, T.StackType):
+            el = t.element
             self.out.line(f"for _h in {v.code}.h:")
             with self.out.indent():
-                self.out.line(f"_emit({pk}, _h)")
+                if el.is_union:
+                    for n, ht in el.fields.items():
+                        self.out.line(f"{_emitter(ht)}({pk}, _h.{field_py(n)})")
+                else:
+                    self.out.line(f"{_emitter(el)}({pk}, _h)")
             return
         raise P4Unsupported.at(pos, f"emit of a value of type {v.type}")
+
+
+def _emitter(t: T.P4Type) -> str:
+    """The runtime function that deparses a header of type `t`."""
+    assert isinstance(t, T.StructLikeType)
+    varbit = any(isinstance(T.strip_newtype(f), T.VarbitType) for f in t.fields.values())
+    return "_emit_varbit" if varbit else "_emit"

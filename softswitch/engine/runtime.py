@@ -20,6 +20,7 @@ __all__ = [
     "_assign",
     "_copy_tuple",
     "_emit",
+    "_emit_varbit",
     "_eq",
     "_extract",
     "_extract_varbit",
@@ -139,15 +140,15 @@ def _advance(pk: PacketReader, nbits: int) -> None:
 
 
 def _emit(out: bytearray, h: Any) -> None:
-    if h._kind == "header_union":
-        for name in h.__slots__:
-            _emit(out, getattr(h, name))
-        return
+    """Deparse header `h` if it is valid (headers without varbit fields)."""
     if h._v:
-        if hasattr(h, "_vw"):
-            out += _pack_varbit(h)
-        else:
-            out += h._pack().to_bytes(h._bytes, "big")
+        out += h._pack().to_bytes(h._bytes, "big")
+
+
+def _emit_varbit(out: bytearray, h: Any) -> None:
+    """Deparse header `h` if it is valid, its varbit field at its extracted length."""
+    if h._v:
+        out += _pack_varbit(h)
 
 
 def _pack_varbit(h: Any) -> bytes:
