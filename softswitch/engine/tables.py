@@ -70,7 +70,7 @@ class Table:
         )
         self._exact: dict[tuple[int, ...], Entry] = {}
         self._by_plen: dict[int, dict[tuple[int, ...], Entry]] = {}
-        self._plens: list[int] = []
+        self._plens: list[tuple[int, int]] = []  # (prefix length, mask), longest first
         self._ordered: list[Entry] = []
         self.default = Entry((), 0, "", ())
         self.set_default(spec.default_action, spec.default_args, initial=True)
@@ -85,11 +85,11 @@ class Table:
         elif self.lpm_index is not None:
             e = None
             p = self.lpm_index
-            w = self.widths[p]
-            for plen in self._plens:
-                k = list(key)
-                k[p] = key[p] & (((1 << plen) - 1) << (w - plen))
-                e = self._by_plen[plen].get(tuple(k))
+            v = key[p]
+            by_plen = self._by_plen
+            for plen, mask in self._plens:
+                k = (*key[:p], v & mask, *key[p + 1 :]) if len(key) > 1 else (v & mask,)
+                e = by_plen[plen].get(k)
                 if e is not None:
                     break
         else:
@@ -244,11 +244,15 @@ class Table:
             key = tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in e.matches)
             if plen not in self._by_plen:
                 self._by_plen[plen] = {}
-                self._plens = sorted(self._by_plen, reverse=True)
+                self._sort_plens()
             self._by_plen[plen][key] = e
         else:
             self._ordered.append(e)
             self._ordered.sort(key=lambda x: (-x.priority, x.seq))
+
+    def _sort_plens(self) -> None:
+        w = self.widths[self.lpm_index]  # type: ignore[index]
+        self._plens = [(n, M.lpm_mask(n, w)) for n in sorted(self._by_plen, reverse=True)]
 
     def _unindex(self, e: Entry) -> None:
         if self.all_exact:
@@ -260,7 +264,7 @@ class Table:
             del self._by_plen[plen][key]
             if not self._by_plen[plen]:
                 del self._by_plen[plen]
-                self._plens = sorted(self._by_plen, reverse=True)
+                self._sort_plens()
         else:
             self._ordered.remove(e)
 
