@@ -86,6 +86,7 @@ class _Pass:
     payload: bytes
     original: bytes
     truncate: int | None = None
+    port: int = 0  # the port the packet arrived on (kept across resubmit/recirculate)
 
 
 class Switch:
@@ -281,15 +282,30 @@ class Switch:
     def _new_pass(
         self, itype: int, port: int, data: bytes, preserved: dict[str, Any] | None
     ) -> _Pass:
+        """A fresh packet instance: headers invalid, metadata zero except `preserved`.
+
+        `standard_metadata.ingress_port` is `port` only for a packet that arrives from a
+        port (instance type NORMAL): BMv2 sets it in its receive path alone, so resubmitted,
+        recirculated and cloned instances read 0 (unless their field list keeps it)."""
         p = self.pipe
-        hdr, meta, std = p["H"](), p["M"](), p["S"]()
+        ps = _Pass(p["H"](), p["M"](), p["S"](), b"", data, port=port)
+        self._reset_metadata(ps, itype, len(data), preserved)
+        if itype == NORMAL:
+            ps.std.ingress_port = port
+        return ps
+
+    def _reset_metadata(
+        self, ps: _Pass, itype: int, length: int, preserved: dict[str, Any] | None
+    ) -> None:
+        """BMv2's `reset_metadata` then field-list copy: user and standard metadata zero,
+        except the preserved fields, the instance type and the packet length."""
+        p = self.pipe
+        ps.meta, ps.std = p["M"](), p["S"]()
         if preserved:
             for f, v in preserved.items():
-                setattr(meta, f, v)
-        std.ingress_port = port
-        std.packet_length = len(data)
-        std.instance_type = itype
-        return _Pass(hdr, meta, std, b"", data)
+                setattr(ps.meta, f, v)
+        ps.std.packet_length = length
+        ps.std.instance_type = itype
 
     def _parse(self, ps: _Pass) -> None:
         pk = PacketReader(ps.original)
@@ -315,7 +331,9 @@ class Switch:
             self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
         ps = self._new_pass(itype, port, data, preserved)
         std = ps.std
-        std.ingress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
+        if itype == NORMAL:
+            # set by BMv2's receive path only: resubmitted/recirculated passes read 0
+            std.ingress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
         ctx.reset(std, len(data))
         ctx.digests = []
         self._parse(ps)
@@ -359,28 +377,35 @@ class Switch:
                 ps.payload,
                 ps.original,
                 ps.truncate,
+                ps.port,
             )
             copy.std.egress_rid = rid
             self._enqueue(eport, copy, depth, truncate)
 
     def _clone_i2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
-        """I2E clone: the packet as received, parsed again (ingress port kept), metadata
-        zero except the field list; to the session's port and/or multicast group."""
+        """I2E clone: the packet as received, parsed again (with the original ingress
+        port, since parsers may branch on it); then, as in BMv2, all metadata, including
+        what the parser wrote and `ingress_port`, is zeroed except the field list, whose
+        values are those at the end of ingress. To the session's port and/or group."""
         _ctype, sid, fl = req
         session = self.clone_sessions.get(sid)
         if session is None:
             return
         kept = self._preserve(ps.meta, fl)
-        c = self._new_pass(INGRESS_CLONE, ps.std.ingress_port, ps.original, kept)
-        self.ctx.reset(c.std, len(ps.original))
+        length = len(ps.original)
+        c = self._new_pass(NORMAL, ps.port, ps.original, None)
+        self.ctx.reset(c.std, length)
         self._parse(c)
+        self._reset_metadata(c, INGRESS_CLONE, length, kept)
         self._send_clone(c, session, depth)
 
     def _send_clone(self, c: _Pass, session: CloneSession, depth: int) -> None:
         if session.mgid:
             self._multicast(c, session.mgid, depth, session.packet_length)
         for eport, rid in session.replicas:
-            copy = _Pass(c.hdr._copy(), c.meta._copy(), c.std._copy(), c.payload, c.original)
+            copy = _Pass(
+                c.hdr._copy(), c.meta._copy(), c.std._copy(), c.payload, c.original, port=c.port
+            )
             copy.std.egress_rid = rid
             self._enqueue(eport, copy, depth, session.packet_length)
 
@@ -421,7 +446,7 @@ class Switch:
                 data = data[:truncate]
             if recirc is not False:
                 kept = self._preserve(ps.meta, recirc)
-                self._ingress(ps.std.ingress_port, data, RECIRC, kept, depth + 1)
+                self._ingress(ps.port, data, RECIRC, kept, depth + 1)
             else:
                 self._out.append(Output(self.clock.now_us(), eport, data))
                 if self.tracing:
@@ -436,9 +461,7 @@ class Switch:
         session = self.clone_sessions.get(req[1])
         if session is None or depth > MAX_PASSES:
             return None
-        c = self._new_pass(
-            EGRESS_CLONE, ps.std.ingress_port, ps.original, self._preserve(ps.meta, req[2])
-        )
+        c = self._new_pass(EGRESS_CLONE, ps.port, ps.original, self._preserve(ps.meta, req[2]))
         c.hdr = ps.hdr._copy()
         c.payload = ps.payload
         c.std.packet_length = ps.std.packet_length
