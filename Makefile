@@ -18,12 +18,12 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet
 	$(BIN)/pytest -n 2 tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench
-	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet
+	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
