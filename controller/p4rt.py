@@ -158,6 +158,12 @@ class P4RuntimeSession:
         return self._stream is not None and self._stream.is_primary
 
     @property
+    def stream_open(self) -> bool:
+        """True while connected and the stream has not ended (a switch that went away ends
+        it; so does `close()`)."""
+        return self._stream is not None and self._channel is not None and not self._stream.ended
+
+    @property
     def stream(self) -> StreamChannel:
         if self._stream is None:
             raise RuntimeError("not connected: call connect() first")

@@ -77,6 +77,11 @@ class StreamChannel:
     def is_primary(self) -> bool:
         return bool(self._primary) and not self._done.is_set()
 
+    @property
+    def ended(self) -> bool:
+        """True once the stream is over (closed here, or broken by the switch)."""
+        return self._done.is_set()
+
     def close(self) -> None:
         self._requests.put(_END)
         if self._call is not None:

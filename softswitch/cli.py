@@ -92,7 +92,9 @@ def build_run_parser() -> argparse.ArgumentParser:
         default=[],
         type=_port_iface,
         metavar="PORT@IFACE",
-        help="attach Linux interface IFACE (AF_PACKET, needs root) as port PORT; repeatable",
+        help="attach Linux interface IFACE (AF_PACKET, needs root) as port PORT; IFACE "
+        "udp:HOST:PORT,PEER_HOST:PORT is a UDP socket pair instead (one frame per datagram, "
+        "no root); repeatable",
     )
     p.add_argument(
         "--use-files",
@@ -270,7 +272,7 @@ def run_switch(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    from .ports import PcapFilePort, RawSocketPort
+    from .ports import PcapFilePort
     from .runtime import SwitchRuntime
 
     compiled = None
@@ -305,7 +307,7 @@ def run_switch(argv: Sequence[str]) -> int:
                 _say(f"Adding interface {iface} as port {port_no} (files)")
             else:
                 try:
-                    port = RawSocketPort(iface)
+                    port = _open_port(iface)
                 except OSError as e:
                     raise OSError(f"cannot open interface {iface}: {e.strerror or e}") from None
                 runtime.add_port(port_no, port)
@@ -336,6 +338,17 @@ def run_switch(argv: Sequence[str]) -> int:
     _shutdown(server, runtime)
     _say("softswitch stopped")
     return 0
+
+
+def _open_port(iface: str) -> Any:
+    """A UDP-over-loopback port for `udp:LOCAL,REMOTE` (ports_udp.py), else an interface."""
+    if iface.startswith("udp:"):
+        from .ports_udp import UdpPort
+
+        return UdpPort(iface)
+    from .ports import RawSocketPort
+
+    return RawSocketPort(iface)
 
 
 def _shutdown(server: Any, runtime: Any) -> None:

@@ -1,0 +1,111 @@
+"""The INT report collector: a UDP socket, a thread, decoded reports to listeners.
+
+    with IntCollector(("127.0.0.1", 32766)) as c:      # port 0: any free port (c.address)
+        c.add_listener(lambda r: print(r.flow, [h.switch_id for h in r.hops]))
+        ...
+        c.reports()                                       # the latest reports kept
+
+`framed=False` (default): each datagram is the UDP payload of a report, as a collector on
+a host receives it. `framed=True`: each datagram is a whole frame from a switch port (the
+report's Ethernet/IPv4/UDP included), as a softswitch UDP port (`-i N@udp:...`) delivers
+it. Datagrams that do not decode are counted in `errors` (the last error kept), never
+raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import select
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable
+
+from .int_report import IntReport, ReportError, decode_report, decode_report_frame
+
+__all__ = ["IntCollector"]
+
+log = logging.getLogger("controller.telemetry")
+
+
+class IntCollector:
+    def __init__(
+        self, address: tuple[str, int] = ("127.0.0.1", 0), *, framed: bool = False, keep: int = 4096
+    ) -> None:
+        self.framed = framed
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self._sock.bind(address)
+        self.address: tuple[str, int] = self._sock.getsockname()
+        self._recent: deque[IntReport] = deque(maxlen=keep)
+        self._listeners: list[Callable[[IntReport], None]] = []
+        self._lock = threading.Lock()
+        self._cv = threading.Condition(self._lock)
+        self.received = 0
+        self.errors = 0
+        self.last_error: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add_listener(self, cb: Callable[[IntReport], None]) -> None:
+        self._listeners.append(cb)
+
+    def start(self) -> IntCollector:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="int-collector", daemon=True)
+            self._thread.start()
+        return self
+
+    def handle(self, datagram: bytes) -> IntReport | None:
+        """Decode one datagram and hand it to the listeners (the receive thread calls this;
+        a test may too)."""
+        try:
+            rep = decode_report_frame(datagram) if self.framed else decode_report(datagram)
+        except ReportError as e:
+            with self._lock:
+                self.errors += 1
+                self.last_error = str(e)
+            log.debug("INT collector: %s", e)
+            return None
+        with self._cv:
+            self.received += 1
+            self._recent.append(rep)
+            self._cv.notify_all()
+        for cb in list(self._listeners):
+            try:
+                cb(rep)
+            except Exception:
+                log.exception("INT report listener failed")
+        return rep
+
+    def reports(self) -> list[IntReport]:
+        with self._lock:
+            return list(self._recent)
+
+    def wait_for(self, count: int, timeout: float) -> bool:
+        """Wait until `count` reports were received in total."""
+        with self._cv:
+            return self._cv.wait_for(lambda: self.received >= count, timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self._sock], [], [], 0.2)
+                if ready:
+                    self.handle(self._sock.recv(65535))
+            except OSError:
+                if self._stop.is_set():
+                    return
+                raise
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._sock.close()
+
+    def __enter__(self) -> IntCollector:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

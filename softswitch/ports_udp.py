@@ -1,0 +1,110 @@
+"""A port whose wire is a pair of UDP sockets on loopback: one Ethernet frame per datagram.
+
+    softswitch prog.json -i 1@udp:127.0.0.1:40001,127.0.0.1:40002 ...
+
+binds 127.0.0.1:40001 and sends every frame of port 1 to 127.0.0.1:40002; whatever arrives
+on 40001 enters port 1. Two switches whose ports name each other's addresses are joined by
+a cable, with no root, no veth and no namespace; a test or a traffic generator that binds
+the far address is a host. Frames from any other source address are accepted too (a peer
+that restarted keeps its address but may send before we know it).
+
+The datagram is the frame as it would be on the wire (no FCS, no preamble); frames larger
+than a UDP datagram (65,507 bytes) are refused like an interface refuses a frame above its
+MTU (OSError).
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+from dataclasses import dataclass
+
+__all__ = ["UdpEndpoints", "UdpPort", "parse_udp_spec"]
+
+PREFIX = "udp:"
+_MAX_DATAGRAM = 65535
+_POLL_S = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class UdpEndpoints:
+    local: tuple[str, int]
+    remote: tuple[str, int]
+
+    def spec(self) -> str:
+        """The `-i PORT@<spec>` text for these endpoints."""
+        return f"{PREFIX}{self.local[0]}:{self.local[1]},{self.remote[0]}:{self.remote[1]}"
+
+
+def _addr(text: str, what: str, spec: str) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":")
+    if not colon or not host:
+        raise ValueError(f"{spec!r}: the {what} address must be HOST:PORT, not {text!r}")
+    try:
+        n = int(port)
+    except ValueError:
+        raise ValueError(f"{spec!r}: the {what} port {port!r} is not a number") from None
+    if not 0 < n < 65536:
+        raise ValueError(f"{spec!r}: the {what} port {n} is not in 1..65535")
+    return host, n
+
+
+def parse_udp_spec(spec: str) -> UdpEndpoints:
+    """`udp:LOCAL_HOST:PORT,REMOTE_HOST:PORT` -> endpoints (ValueError saying what is wrong)."""
+    if not spec.startswith(PREFIX):
+        raise ValueError(f"{spec!r} is not a UDP port (udp:LOCAL_HOST:PORT,REMOTE_HOST:PORT)")
+    local, comma, remote = spec[len(PREFIX) :].partition(",")
+    if not comma:
+        raise ValueError(f"{spec!r}: expected udp:LOCAL_HOST:PORT,REMOTE_HOST:PORT")
+    return UdpEndpoints(_addr(local, "local", spec), _addr(remote, "remote", spec))
+
+
+class UdpPort:
+    """A `Port` (see ports.py) over a bound UDP socket and a fixed peer address."""
+
+    def __init__(self, endpoints: UdpEndpoints | str, rcvbuf: int = 4 << 20) -> None:
+        self.endpoints = parse_udp_spec(endpoints) if isinstance(endpoints, str) else endpoints
+        self.name = self.endpoints.spec()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            self._sock.bind(self.endpoints.local)
+        except OSError:
+            self._sock.close()
+            raise
+        self._sock.setblocking(False)
+        self._closed = False
+
+    def send(self, data: bytes) -> None:
+        try:
+            self._sock.sendto(data, self.endpoints.remote)
+        except (BlockingIOError, ConnectionRefusedError):
+            pass  # a full socket buffer or nobody listening: the frame is lost, as on a wire
+
+    def recv(self, timeout: float | None = None) -> bytes | None:
+        from .ports import PortClosed
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if self._closed:
+                raise PortClosed(self.name)
+            # short slices, so a close() from another thread is seen within _POLL_S
+            left = _POLL_S if deadline is None else min(_POLL_S, deadline - time.monotonic())
+            try:
+                ready, _, _ = select.select([self._sock], [], [], max(0.0, left))
+            except (OSError, ValueError):  # closed under us
+                raise PortClosed(self.name) from None
+            if ready:
+                try:
+                    return self._sock.recv(_MAX_DATAGRAM)
+                except (BlockingIOError, ConnectionRefusedError, InterruptedError):
+                    continue  # an ICMP error from an earlier send, or a spurious wake-up
+                except OSError:
+                    raise PortClosed(self.name) from None
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+
+    def close(self) -> None:
+        self._closed = True
+        self._sock.close()
