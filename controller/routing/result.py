@@ -1,0 +1,186 @@
+"""The result of a route computation, kept compact.
+
+Per switch: a list of next-hop groups (shared by every prefix that uses the same next hops
+and weights; group ids are per switch, as in the data plane's `next_hop_group` table),
+and per destination prefix a group id. Internally a (switches x twin classes) matrix of
+group ids stands for the (switches x prefixes) table, which `table()`,
+`switch_routes()` and the JSON writer expand on demand.
+
+Each leaf also gets a /32 per attached host whose group has that host as its one next
+hop; a leaf has no route for its own subnets (their hosts are the /32s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.topology import TopologyError
+
+from .graph import SwitchGraph
+
+__all__ = ["NextHops", "RouteSummary", "Routes", "SwitchRoutes"]
+
+
+@dataclass(slots=True, frozen=True)
+class NextHops:
+    """A next-hop group: neighbours (switches, or the host of a /32) in port order and
+    their integer weights (divided by their gcd; all 1 for plain ECMP)."""
+
+    neighbours: tuple[str, ...]
+    weights: tuple[int, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class SwitchRoutes:
+    """One switch's forwarding state: `routes[prefix]` is an index into `groups`."""
+
+    switch: str
+    groups: tuple[NextHops, ...]
+    routes: Mapping[str, int]
+
+
+@dataclass(slots=True, frozen=True)
+class RouteSummary:
+    switches: int
+    failed_switches: int
+    destination_classes: int
+    groups: int
+    entries: int
+    entries_min: int
+    entries_mean: float
+    entries_max: int
+
+
+@dataclass(slots=True, frozen=True, eq=False)
+class Routes:
+    graph: SwitchGraph
+    leaf_class: np.ndarray  # class of each leaf (index into graph.leaves)
+    class_of_switch: np.ndarray  # class of each switch, -1 for non-leaves
+    leaf_position: np.ndarray  # index into graph.leaves of each switch, -1 for non-leaves
+    group_of: np.ndarray  # (switches x classes) group id, -1 = no route
+    internal: np.ndarray  # group id of a leaf towards its own class's other leaves
+    direct_gid: np.ndarray  # per graph edge towards a leaf: the group {that leaf}, else -1
+    groups: tuple[tuple[NextHops, ...], ...]  # per switch: fabric groups, then host groups
+    fabric_groups: np.ndarray  # per switch: how many of `groups` are fabric groups
+
+    @classmethod
+    def assemble(
+        cls,
+        g: SwitchGraph,
+        leaf_class: np.ndarray,
+        class_of_switch: np.ndarray,
+        group_of: np.ndarray,
+        internal: np.ndarray,
+        direct_gid: np.ndarray,
+        members: list[list[tuple[np.ndarray, np.ndarray]]],
+    ) -> Routes:
+        names = g.names
+        groups: list[tuple[NextHops, ...]] = []
+        fabric = np.zeros(g.n, dtype=np.int64)
+        for u in range(g.n):
+            mine = [
+                NextHops(tuple(names[v] for v in nbrs.tolist()), tuple(wts.tolist()))
+                for nbrs, wts in members[u]
+            ]
+            fabric[u] = len(mine)
+            mine.extend(NextHops((host,), (1,)) for host, _ in g.hosts[u])
+            groups.append(tuple(mine))
+        position = np.full(g.n, -1, dtype=np.int64)
+        position[g.leaves] = np.arange(len(g.leaves))
+        return cls(
+            g,
+            leaf_class,
+            class_of_switch,
+            position,
+            group_of,
+            internal,
+            direct_gid,
+            tuple(groups),
+            fabric,
+        )
+
+    # -- per switch ----------------------------------------------------------------------
+    @property
+    def switches(self) -> tuple[str, ...]:
+        return self.graph.names
+
+    @property
+    def failed(self) -> frozenset[str]:
+        return self.graph.failed
+
+    def _index(self, switch: str) -> int:
+        try:
+            return self.graph.index[switch]
+        except KeyError:
+            raise TopologyError(f"no switch named {switch!r}") from None
+
+    def leaf_group_ids(self, u: int) -> np.ndarray:
+        """Group id at switch index u towards each leaf (graph.leaves order), -1 = none."""
+        gid = self.group_of[u, self.leaf_class]
+        c = self.class_of_switch[u]
+        if c >= 0:
+            gid[self.leaf_class == c] = self.internal[u]
+            gid[self.leaf_position[u]] = -1
+        s, e = self.graph.indptr[u], self.graph.indptr[u + 1]
+        direct = self.direct_gid[s:e]
+        hit = direct >= 0
+        if hit.any():
+            gid[self.leaf_position[self.graph.dst[s:e][hit]]] = direct[hit]
+        return gid
+
+    def host_routes(self, u: int) -> list[tuple[str, int]]:
+        """(host /32, group id) at switch index u."""
+        base = int(self.fabric_groups[u])
+        return [(f"{ip}/32", base + j) for j, (_, ip) in enumerate(self.graph.hosts[u])]
+
+    def switch_routes(self, switch: str) -> SwitchRoutes:
+        u = self._index(switch)
+        routes: dict[str, int] = {}
+        for prefixes, gid in zip(self.graph.prefixes, self.leaf_group_ids(u).tolist(), strict=True):
+            if gid >= 0:
+                for p in prefixes:
+                    routes[p] = gid
+        routes.update(self.host_routes(u))
+        return SwitchRoutes(switch, self.groups[u], routes)
+
+    def table(self, switch: str) -> dict[str, NextHops]:
+        """prefix -> next hops at `switch`."""
+        sr = self.switch_routes(switch)
+        return {p: sr.groups[g] for p, g in sr.routes.items()}
+
+    def next_hops(self, switch: str, prefix: str) -> NextHops | None:
+        return self.table(switch).get(prefix)
+
+    # -- totals --------------------------------------------------------------------------
+    def entries_per_switch(self) -> np.ndarray:
+        """Number of route entries (prefixes and host /32s) of every switch."""
+        g = self.graph
+        n_classes = self.group_of.shape[1]
+        npref_leaf = np.array([len(p) for p in g.prefixes], dtype=np.int64)
+        npref_class = np.bincount(self.leaf_class, weights=npref_leaf, minlength=n_classes)
+        npref_class = npref_class.astype(np.int64)
+        entries = (self.group_of >= 0).astype(np.int64) @ npref_class
+        leaves = g.leaves
+        own_class = self.leaf_class
+        own = (self.group_of[leaves, own_class] >= 0) * npref_class[own_class]
+        inside = (self.internal[leaves] >= 0) * (npref_class[own_class] - npref_leaf)
+        entries[leaves] += inside - own
+        entries += np.array([len(h) for h in g.hosts], dtype=np.int64)
+        return entries
+
+    def summary(self) -> RouteSummary:
+        live = np.array([n not in self.failed for n in self.switches], dtype=bool)
+        entries = self.entries_per_switch()[live]
+        return RouteSummary(
+            switches=len(self.switches),
+            failed_switches=len(self.failed),
+            destination_classes=self.group_of.shape[1],
+            groups=sum(len(gs) for gs in self.groups),
+            entries=int(entries.sum()),
+            entries_min=int(entries.min()) if len(entries) else 0,
+            entries_mean=float(entries.mean()) if len(entries) else 0.0,
+            entries_max=int(entries.max(initial=0)),
+        )
