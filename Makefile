@@ -8,22 +8,23 @@ STAMP := $(VENV)/.installed
 
 TARGET ?= softswitch
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev,interop]'
+	$(BIN)/pip install -q ./packaging/p4rt-proto-pth
 	$(BIN)/pip install -q --no-deps 'p4runtime-shell==0.0.6'
 	touch $(STAMP)
 
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
 	$(BIN)/pytest -n 2 tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet
-	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
+	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
@@ -37,4 +38,4 @@ bench-afpacket: $(STAMP)
 	$(BIN)/python -m bench.afpacket_bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info packaging/p4rt-proto-pth/build packaging/p4rt-proto-pth/*.egg-info

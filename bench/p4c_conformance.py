@@ -15,7 +15,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from softswitch._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 from softswitch.compiler import P4Error, compile_file
 from softswitch.p4info import p4info_for
 from softswitch.stf import run_stf

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 
-from softswitch._proto import p4info_pb2, p4runtime_pb2  # noqa: F401  (loads the p4 modules)
+from p4rt_proto import p4info_pb2, p4runtime_pb2, p4runtime_pb2_grpc
 from softswitch.compiler import compile_file
 from softswitch.device_config import make_device_config
 from softswitch.p4info import p4info_for
@@ -24,8 +24,6 @@ PROGRAM = Path(__file__).parent / "programs" / "ipv4_lpm.p4"
 
 
 def connect(address: str) -> tuple[object, queue.Queue, object, object]:
-    from p4.v1 import p4runtime_pb2_grpc  # after softswitch._proto has set up `p4`
-
     channel = grpc.insecure_channel(address)
     stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
     requests: queue.Queue = queue.Queue()

@@ -23,7 +23,7 @@ import ipaddress
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2 as p4r
 
 from .entities import (
     Action,

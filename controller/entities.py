@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2 as p4r
 
 __all__ = [
     "Action",

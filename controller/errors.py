@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from google.rpc import status_pb2
 
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2 as p4r
 
 __all__ = [
     "DETAILS_KEY",

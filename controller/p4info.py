@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf import text_format
 
-from softswitch._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 
 __all__ = [
     "ActionInfo",

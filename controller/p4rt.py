@@ -30,8 +30,8 @@ from typing import Any
 
 import grpc
 
-from softswitch._proto import p4info_pb2, p4runtime_pb2_grpc
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4info_pb2, p4runtime_pb2_grpc
+from p4rt_proto import p4runtime_pb2 as p4r
 
 from . import codec
 from .entities import (

@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2 as p4r
 
 from .entities import DigestList, PacketIn
 from .errors import P4RuntimeError, StreamError

@@ -24,7 +24,7 @@ import ptf
 from ptf import testutils
 
 from controller import load_p4info
-from softswitch._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 
 __all__ = ["Bmv2Queues", "QueueControl", "Target", "p4_constants"]
 

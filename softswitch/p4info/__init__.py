@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import text_format
 
-from .._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
+
 from .build import build_p4info, format_annotation
 from .ids import IdAllocator, P4InfoError, Prefix, SuffixSet, field_ids, jenkins_hash, natural_id
 

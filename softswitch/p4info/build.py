@@ -24,8 +24,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from p4rt_proto import p4info_pb2, p4types_pb2
+
 from .. import ir
-from .._proto import p4info_pb2, p4types_pb2
 from ..frontend import types as T
 from .ids import IdAllocator, P4InfoError, Prefix, field_ids
 

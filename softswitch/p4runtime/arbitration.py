@@ -40,7 +40,8 @@ from typing import Any, Literal
 import grpc
 from google.rpc import code_pb2
 
-from .._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from .errors import P4RuntimeError
 
 __all__ = ["Arbiter", "Client", "Policy", "election_id"]

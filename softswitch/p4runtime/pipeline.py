@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import grpc
 
-from .._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from ..device_config import DeviceConfigError, load_device_config
 from ..frontend.errors import P4Error
 from ..p4info import P4InfoError, p4info_for

@@ -48,7 +48,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from .._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from ..engine.errors import SwitchError
 from .arbitration import Arbiter, Policy, election_id
 from .errors import P4RuntimeError, from_switch_error

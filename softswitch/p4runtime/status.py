@@ -25,7 +25,8 @@ from typing import Any, NoReturn
 import grpc
 from google.rpc import code_pb2, status_pb2
 
-from .._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from .errors import P4RuntimeError
 
 __all__ = [

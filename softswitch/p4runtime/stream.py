@@ -39,7 +39,8 @@ from typing import Any
 
 import grpc
 
-from .._proto import p4data_pb2, p4info_pb2, p4runtime_pb2
+from p4rt_proto import p4data_pb2, p4info_pb2, p4runtime_pb2
+
 from ..codegen.typeresolve import field_py
 from .arbitration import Arbiter, Client
 from .errors import P4RuntimeError

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller import P4RuntimeSession
-from softswitch._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 from softswitch.device_config import load_device_config, make_device_config
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.server import P4RuntimeServer

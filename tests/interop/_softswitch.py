@@ -15,7 +15,7 @@ from pathlib import Path
 
 import grpc
 
-from softswitch._proto import p4runtime_pb2, p4runtime_pb2_grpc
+from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
 
 READY_TIMEOUT = 20.0  # seconds from the start of the process to a Capabilities answer
 

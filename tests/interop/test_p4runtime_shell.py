@@ -15,8 +15,8 @@ switch (the `clean` fixture), so the tests can run in any order or on any xdist 
 
 p4runtime-shell 0.0.6 pins protobuf 3.20 and p4runtime 1.4.1, which we do not install:
 it goes in with `pip install --no-deps p4runtime-shell==0.0.6` plus its other
-dependencies (ipython 7.31, jedi 0.17.2); its `p4.v1` imports then load through
-softswitch's import hook, which is why `softswitch._proto` is imported first.
+dependencies (ipython 7.31, jedi 0.17.2); its `p4.v1` imports then load through the venv's
+`p4rt_proto` import hook (installed at start-up by a `.pth`), with no preliminary import.
 
 One fix is patched into p4runtime-shell for this module (`_next_error`): 0.0.6 loops
 forever decoding the error of a batch in which some updates succeeded.
@@ -31,8 +31,7 @@ from typing import Any
 import pytest
 from google.rpc import code_pb2
 
-import softswitch._proto  # noqa: F401  (before p4runtime_sh, which imports p4.v1)
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 
 from ._softswitch import SoftswitchProcess, compile_program
 
@@ -266,7 +265,7 @@ def _member(member_id: int, mac: str, port: int) -> Any:
 def test_setup_pushed_our_pipeline(clean: Any, pipeline: tuple[Path, Path]) -> None:
     from google.protobuf import text_format
 
-    from softswitch._proto import p4info_pb2
+    from p4rt_proto import p4info_pb2
 
     assert sh.APIVersion().startswith("1.")
     expected = p4info_pb2.P4Info()

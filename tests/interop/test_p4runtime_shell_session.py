@@ -16,8 +16,7 @@ import grpc
 import pytest
 from google.rpc import code_pb2
 
-import softswitch._proto  # noqa: F401  (before p4runtime_sh, which imports p4.v1)
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
 
 from ._softswitch import SoftswitchProcess, compile_program
 
@@ -125,7 +124,7 @@ def test_setup_without_a_pipeline_exits(tmp_path: Path) -> None:
     sp = _start(tmp_path)
     try:
         with grpc.insecure_channel(sp.addr) as channel:
-            stub = softswitch._proto.p4runtime_pb2_grpc.P4RuntimeStub(channel)
+            stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
             with pytest.raises(grpc.RpcError) as ei:
                 stub.GetForwardingPipelineConfig(
                     p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=0), timeout=10

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-import softswitch._proto  # noqa: F401
+import p4rt_proto  # noqa: F401
 
 
 def test_bindings_import_on_upb() -> None:
@@ -24,14 +24,14 @@ def test_bindings_import_on_upb() -> None:
 
 
 def test_lazy_module_attributes() -> None:
-    from softswitch._proto import p4info_pb2, p4runtime_pb2
+    from p4rt_proto import p4info_pb2, p4runtime_pb2
 
     assert p4info_pb2 is sys.modules["p4.config.v1.p4info_pb2"]
     assert p4runtime_pb2.WriteRequest.DESCRIPTOR.full_name == "p4.v1.WriteRequest"
 
 
 def test_install_is_idempotent() -> None:
-    from softswitch._proto import OldStyleProtoFinder, install
+    from p4rt_proto import OldStyleProtoFinder, install
 
     install()
     install()

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4info_pb2, p4runtime_pb2
+from p4rt_proto import p4info_pb2, p4runtime_pb2
 from softswitch.compiler import compile_text
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore

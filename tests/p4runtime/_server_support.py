@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 from softswitch.device_config import load_device_config, make_device_config
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.errors import P4RuntimeError

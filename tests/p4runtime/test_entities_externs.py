@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from softswitch._proto import p4info_pb2, p4runtime_pb2
+from p4rt_proto import p4info_pb2, p4runtime_pb2
 
 from ._entities_util import (
     DELETE,

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 
 from ._entities_util import DELETE, INSERT, MODIFY, Code, World, make_world, packet, raises
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 
 from ._entities_util import DELETE, INSERT, MODIFY, PROGRAM, World, make_world, packet
 

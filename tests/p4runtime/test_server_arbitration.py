@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import any_pb2
 from google.rpc import code_pb2
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 from softswitch.p4runtime.arbitration import Arbiter
 
 from ._server_support import (

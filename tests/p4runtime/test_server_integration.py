@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 from softswitch.clock import SimClock
 from softswitch.p4runtime.server import P4RuntimeServer
 

@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4data_pb2, p4runtime_pb2
+from p4rt_proto import p4data_pb2, p4runtime_pb2
 from softswitch.p4runtime.errors import P4RuntimeError
 from softswitch.p4runtime.pipeline import (
     ControllerHeader,

@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 from softswitch.device_config import make_device_config
 
 from ._server_support import (

@@ -10,7 +10,7 @@ import grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 
 from ._server_support import (
     DEVICE_ID,

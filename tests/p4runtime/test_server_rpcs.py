@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
-from softswitch._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
 from softswitch.p4runtime.server import P4RuntimeServer, api_version
 from softswitch.p4runtime.status import SPACE
 

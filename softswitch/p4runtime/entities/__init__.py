@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..._proto import p4info_pb2, p4runtime_pb2
+from p4rt_proto import p4info_pb2, p4runtime_pb2
+
 from ...engine.errors import SwitchError
 from ..errors import P4RuntimeError, from_switch_error
 from .codec import Code, fail

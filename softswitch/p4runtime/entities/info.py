@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 
 __all__ = [
     "ActionInfo",

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..._proto import p4info_pb2, p4runtime_pb2
+from p4rt_proto import p4info_pb2, p4runtime_pb2
+
 from .codec import Code, fail
 from .counters import indexes
 from .info import IndexedInfo

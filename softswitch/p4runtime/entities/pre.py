@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from ...v1model.switch import CloneSession
 from .codec import Code, decode_uint, encode_uint, fail
 

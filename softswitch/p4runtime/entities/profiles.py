@@ -31,7 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from .codec import Code, decode_action, decode_uint, encode_action, encode_uint, fail
 from .info import ActionInfo, ProfileInfo, TableInfo
 

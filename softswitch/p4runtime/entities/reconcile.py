@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from .info import FieldInfo, P4InfoIndex
 
 __all__ = ["remap_action", "remap_matches", "remap_table_entry"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from .codec import Code, decode_int, decode_uint, encode_int, encode_uint, fail
 from .counters import indexes
 from .info import RegisterInfo

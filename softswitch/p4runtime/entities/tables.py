@@ -28,7 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from ...engine import matches as M
 from ...engine.errors import NotFound, SwitchError
 from ...engine.tables import Entry, Table

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..._proto import p4runtime_pb2
+from p4rt_proto import p4runtime_pb2
+
 from ...engine import matches as M
 from .codec import Code, decode_matches, encode_matches, fail
 from .info import FieldInfo, ValueSetInfo
