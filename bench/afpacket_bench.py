@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from controller.targets import SwitchProcess, SwitchSpec, SwitchStartError
 from softswitch.ports import RawSocketPort
 
 CROSS = Path(__file__).parent / "programs" / "cross_connect.p4"
@@ -46,7 +46,7 @@ class Bench:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.ns = f"sswb{os.getpid()}"
-        self.proc: subprocess.Popen[str] | None = None
+        self.switch: SwitchProcess | None = None
         self.hosts: list[RawSocketPort] = []
 
     # ------------------------------------------------------------ set-up / tear-down
@@ -65,23 +65,14 @@ class Bench:
             ip("-n", n, "link", "add", a, "type", "veth", "peer", "name", b)
             ip("-n", n, "link", "set", a, "up")
             ip("-n", n, "link", "set", b, "up")
-        prog = CROSS
-        exe = Path(sys.executable).with_name("softswitch")
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "softswitch.cli"]
-        self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", n, *cmd, str(prog), "-i", f"1@{n}s1", "-i", f"2@{n}s2"]
-            + ["--", "--grpc-server-addr", "127.0.0.1:0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
+        self.switch = SwitchProcess(
+            SwitchSpec(config=CROSS, ports=((1, f"{n}s1"), (2, f"{n}s2")), cpu_port=None, netns=n)
         )
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:  # ready: its PID alive and its ready line printed
-            if line.startswith("softswitch ready"):
-                break
-        else:
-            raise RuntimeError(f"softswitch did not start (exit {self.proc.wait()})")
-        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        self.switch.start()
+        try:  # ready: its PID alive and its gRPC port answering in the namespace
+            self.switch.wait_ready(timeout=60)
+        except SwitchStartError as e:
+            raise RuntimeError(f"softswitch did not start: {e}") from None
         self.h1 = RawSocketPort(f"{n}h1", netns=n)
         self.h2 = RawSocketPort(f"{n}h2", netns=n)
         self.hosts = [self.h1, self.h2]
@@ -89,13 +80,8 @@ class Bench:
     def teardown(self) -> None:
         for h in self.hosts:
             h.close()
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        if self.switch is not None:
+            self.switch.stop(timeout=5)
         ip("netns", "del", self.ns, check=False)
 
     # ------------------------------------------------------------ measurements

@@ -29,8 +29,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,7 +46,6 @@ PORTS = range(1, 9)
 CPU_PORT = 255
 GRPC_PORT = 9559
 THRIFT_PORT = 9090
-READY_TIMEOUT_S = 60
 
 
 @dataclass(frozen=True)
@@ -122,73 +119,40 @@ def veth_namespace(name: str) -> Iterator[None]:
         subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
 
 
-def port_answers(netns: str, port: int) -> bool:
-    """A TCP connection to 127.0.0.1:`port` inside `netns` succeeds."""
-    from softswitch.ports import in_netns
-
-    def probe() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            return False
-
-    return in_netns(netns, probe)
-
-
 @contextmanager
 def switch_process(target: str, netns: str, log_file: Path) -> Iterator[int]:
-    """Start the switch in `netns` (no program: the tests push it); yield its PID."""
-    ifaces = [a for n in PORTS for a in ("-i", f"{n}@sw{n}")]
-    grpc = ["--grpc-server-addr", f"127.0.0.1:{GRPC_PORT}", "--cpu-port", str(CPU_PORT)]
+    """Start the switch in `netns` (no program: the tests push it); yield its PID once it
+    is ready (the project's launcher: PID alive and gRPC port answering; stopped by PID)."""
+    from controller.targets import SwitchProcess, SwitchSpec, SwitchStartError
+
     if target == "bmv2":
-        exe = shutil.which("simple_switch_grpc")
-        if exe is None:
+        if shutil.which("simple_switch_grpc") is None:
             raise Skip("bmv2: simple_switch_grpc not found on PATH")
-        cmd = [
-            exe,
-            "--device-id",
-            "0",
-            "--no-p4",
-            "--thrift-port",
-            str(THRIFT_PORT),
-            *ifaces,
-            "--",
-            *grpc,
-            "--priority-queues",
-            "2",
-        ]
+        exe = None
     else:
         exe = venv_tool("softswitch")
         if exe is None:
             raise Skip("softswitch: the softswitch command is not installed")
-        cmd = [exe, "--device-id", "0", "--no-p4", *ifaces, "--", *grpc, "--priority-queues", "2"]
-    print("+", " ".join(cmd), flush=True)
-    with open(log_file, "wb") as log:
-        proc = subprocess.Popen(
-            ["ip", "netns", "exec", netns, *cmd], stdout=log, stderr=subprocess.STDOUT
-        )
+    spec = SwitchSpec(
+        target="bmv2" if target == "bmv2" else "softswitch",
+        ports=tuple((n, f"sw{n}") for n in PORTS),
+        grpc_addr=f"127.0.0.1:{GRPC_PORT}",
+        device_id=0,
+        cpu_port=CPU_PORT,
+        thrift_port=THRIFT_PORT,
+        log_file=log_file,
+        target_args=("--priority-queues", "2"),
+        netns=netns,
+        executable=exe,
+    )
+    sw = SwitchProcess(spec)
+    print("+", " ".join(sw.command()), flush=True)
     try:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not port_answers(netns, GRPC_PORT):
-            if proc.poll() is not None:
-                tail = log_file.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"{target} exited with {proc.returncode}:\n{tail}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"{target}: gRPC port {GRPC_PORT} silent after {READY_TIMEOUT_S} s"
-                )
-            time.sleep(0.1)
-        print(f"{target} ready (PID {proc.pid})", flush=True)
-        yield proc.pid
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait()
+        with sw:
+            print(f"{target} ready (PID {sw.pid})", flush=True)
+            yield sw.pid
+    except SwitchStartError as e:
+        raise RuntimeError(str(e)) from None
 
 
 # ------------------------------------------------------------------ ptf

@@ -1,0 +1,33 @@
+"""Switch processes and compilers, for tests, benchmarks, the PTF runner, Mininet and
+`sprayfabric up`: one way to start `softswitch` or `simple_switch_grpc`, know it is ready
+(its PID alive and its gRPC port answering) and stop it by PID. Targets are commands run
+here; nothing imports a target's Python code."""
+
+from .process import SwitchProcess, SwitchSpec, SwitchStartError, free_port, in_netns, stop_pid
+from .tools import (
+    TARGETS,
+    CompiledProgram,
+    CompileError,
+    Target,
+    bmv2_available,
+    compile_program,
+    detect_target,
+    softswitch_command,
+)
+
+__all__ = [
+    "TARGETS",
+    "CompileError",
+    "CompiledProgram",
+    "SwitchProcess",
+    "SwitchSpec",
+    "SwitchStartError",
+    "Target",
+    "bmv2_available",
+    "compile_program",
+    "detect_target",
+    "free_port",
+    "in_netns",
+    "softswitch_command",
+    "stop_pid",
+]
