@@ -29,7 +29,7 @@ class RouteDiff:
 def _canonical(routes: Routes, u: int, canon: dict[NextHops, int]) -> np.ndarray:
     """Group ids of switch u towards each leaf, as ids into `canon` (-1 = no route)."""
     table = np.array(
-        [canon.setdefault(nh, len(canon)) for nh in routes.groups[u]] + [-1], dtype=np.int64
+        [canon.setdefault(nh, len(canon)) for nh in routes.groups_of(u)] + [-1], dtype=np.int64
     )
     return table[routes.leaf_group_ids(u)]  # -1 indexes the trailing -1
 
@@ -47,6 +47,9 @@ def diff_routes(old: Routes, new: Routes) -> dict[str, RouteDiff]:
         canon: dict[NextHops, int] = {}
         a = _canonical(old, u, canon)
         b = _canonical(new, u, canon)
+        new_groups = new.groups_of(u)
+        old_groups = old.groups_of(u)
+        new_ids = new.leaf_group_ids(u)
         added: dict[str, NextHops] = {}
         changed: dict[str, NextHops] = {}
         removed: list[str] = []
@@ -55,12 +58,12 @@ def diff_routes(old: Routes, new: Routes) -> dict[str, RouteDiff]:
             if b[i] < 0:
                 removed.extend(prefixes)
                 continue
-            nh = new.groups[u][new.leaf_group_ids(u)[i]]
+            nh = new_groups[new_ids[i]]
             for p in prefixes:
                 (added if a[i] < 0 else changed)[p] = nh
-        old_hosts = {p: old.groups[u][j] for p, j in old.host_routes(u)}
+        old_hosts = {p: old_groups[j] for p, j in old.host_routes(u)}
         for p, j in new.host_routes(u):
-            nh = new.groups[u][j]
+            nh = new_groups[j]
             if p not in old_hosts:
                 added[p] = nh
             elif old_hosts.pop(p) != nh:

@@ -50,18 +50,21 @@ class SwitchGraph:
         index = {n: i for i, n in enumerate(names)}
         failed = frozenset(failed_switches)
         for s in failed:
-            topo.switch(s)  # raises for an unknown switch
+            if s not in index:
+                raise TopologyError(f"no switch named {s!r}")
+        failed_pairs = list(failed_links)
+        caps = dict(link_capacity or {})
+        pairs = {frozenset((lk.a, lk.b)) for lk in topo.links} if failed_pairs or caps else set()
         down: set[frozenset[str]] = set()
-        for a, b in failed_links:
+        for a, b in failed_pairs:
             for node in (a, b):
                 if node not in index:
                     raise TopologyError(f"no switch named {node!r}")
-            if topo.link_between(a, b) is None:
+            if frozenset((a, b)) not in pairs:
                 raise TopologyError(f"no link between {a} and {b}")
             down.add(frozenset((a, b)))
-        caps = dict(link_capacity or {})
         for a, b in caps:
-            if topo.link_between(a, b) is None or a not in index or b not in index:
+            if frozenset((a, b)) not in pairs:
                 raise TopologyError(f"link capacity given for {a}->{b}, which is not a switch link")
 
         src: list[int] = []

@@ -37,7 +37,7 @@ def write_routes_json(routes: Routes, out: TextIO, seconds: float | None = None)
     owner_a = np.asarray(owner, dtype=np.int64)
     out.write('{"switches": {')
     for u, name in enumerate(routes.switches):
-        frags = [_group(nh) for nh in routes.groups[u]]
+        frags = [_group(nh) for nh in routes.groups_of(u)]
         gid = routes.leaf_group_ids(u)[owner_a] if len(owner_a) else owner_a
         sel = np.flatnonzero(gid >= 0).tolist()
         items = [keys[i] + frags[j] for i, j in zip(sel, gid[sel].tolist(), strict=True)]

@@ -56,51 +56,21 @@ class RouteSummary:
 
 @dataclass(slots=True, frozen=True, eq=False)
 class Routes:
+    """Computed by `compute_routes`. Group ids in the arrays are global (all switches);
+    switch u owns groups group_base[u]..group_base[u+1]-1, which are its local groups
+    0, 1, ...; its host groups follow them."""
+
     graph: SwitchGraph
     leaf_class: np.ndarray  # class of each leaf (index into graph.leaves)
     class_of_switch: np.ndarray  # class of each switch, -1 for non-leaves
     leaf_position: np.ndarray  # index into graph.leaves of each switch, -1 for non-leaves
-    group_of: np.ndarray  # (switches x classes) group id, -1 = no route
-    internal: np.ndarray  # group id of a leaf towards its own class's other leaves
-    direct_gid: np.ndarray  # per graph edge towards a leaf: the group {that leaf}, else -1
-    groups: tuple[tuple[NextHops, ...], ...]  # per switch: fabric groups, then host groups
-    fabric_groups: np.ndarray  # per switch: how many of `groups` are fabric groups
-
-    @classmethod
-    def assemble(
-        cls,
-        g: SwitchGraph,
-        leaf_class: np.ndarray,
-        class_of_switch: np.ndarray,
-        group_of: np.ndarray,
-        internal: np.ndarray,
-        direct_gid: np.ndarray,
-        members: list[list[tuple[np.ndarray, np.ndarray]]],
-    ) -> Routes:
-        names = g.names
-        groups: list[tuple[NextHops, ...]] = []
-        fabric = np.zeros(g.n, dtype=np.int64)
-        for u in range(g.n):
-            mine = [
-                NextHops(tuple(names[v] for v in nbrs.tolist()), tuple(wts.tolist()))
-                for nbrs, wts in members[u]
-            ]
-            fabric[u] = len(mine)
-            mine.extend(NextHops((host,), (1,)) for host, _ in g.hosts[u])
-            groups.append(tuple(mine))
-        position = np.full(g.n, -1, dtype=np.int64)
-        position[g.leaves] = np.arange(len(g.leaves))
-        return cls(
-            g,
-            leaf_class,
-            class_of_switch,
-            position,
-            group_of,
-            internal,
-            direct_gid,
-            tuple(groups),
-            fabric,
-        )
+    group_of: np.ndarray  # (switches x classes) group, -1 = no route
+    internal: np.ndarray  # group of a leaf towards its own class's other leaves
+    direct: np.ndarray  # per graph edge towards a leaf: the group {that leaf}, else -1
+    group_base: np.ndarray  # (switches + 1) first group of each switch
+    group_ptr: np.ndarray  # (groups + 1) first member of each group
+    group_nbr: np.ndarray  # member -> neighbour switch index
+    group_w: np.ndarray  # member -> weight
 
     # -- per switch ----------------------------------------------------------------------
     @property
@@ -118,22 +88,41 @@ class Routes:
             raise TopologyError(f"no switch named {switch!r}") from None
 
     def leaf_group_ids(self, u: int) -> np.ndarray:
-        """Group id at switch index u towards each leaf (graph.leaves order), -1 = none."""
+        """Local group id at switch index u towards each leaf (graph.leaves order),
+        -1 = no route."""
         gid = self.group_of[u, self.leaf_class]
         c = self.class_of_switch[u]
         if c >= 0:
             gid[self.leaf_class == c] = self.internal[u]
             gid[self.leaf_position[u]] = -1
         s, e = self.graph.indptr[u], self.graph.indptr[u + 1]
-        direct = self.direct_gid[s:e]
+        direct = self.direct[s:e]
         hit = direct >= 0
         if hit.any():
             gid[self.leaf_position[self.graph.dst[s:e][hit]]] = direct[hit]
-        return gid
+        return np.where(gid >= 0, gid - self.group_base[u], -1)
+
+    def fabric_groups(self, u: int) -> int:
+        return int(self.group_base[u + 1] - self.group_base[u])
+
+    def groups_of(self, u: int) -> tuple[NextHops, ...]:
+        """The groups of switch index u by local id: fabric groups, then one per host."""
+        names = self.graph.names
+        out = []
+        for gid in range(int(self.group_base[u]), int(self.group_base[u + 1])):
+            s, e = self.group_ptr[gid], self.group_ptr[gid + 1]
+            out.append(
+                NextHops(
+                    tuple(names[v] for v in self.group_nbr[s:e].tolist()),
+                    tuple(self.group_w[s:e].tolist()),
+                )
+            )
+        out.extend(NextHops((host,), (1,)) for host, _ in self.graph.hosts[u])
+        return tuple(out)
 
     def host_routes(self, u: int) -> list[tuple[str, int]]:
-        """(host /32, group id) at switch index u."""
-        base = int(self.fabric_groups[u])
+        """(host /32, local group id) at switch index u."""
+        base = self.fabric_groups(u)
         return [(f"{ip}/32", base + j) for j, (_, ip) in enumerate(self.graph.hosts[u])]
 
     def switch_routes(self, switch: str) -> SwitchRoutes:
@@ -144,7 +133,7 @@ class Routes:
                 for p in prefixes:
                     routes[p] = gid
         routes.update(self.host_routes(u))
-        return SwitchRoutes(switch, self.groups[u], routes)
+        return SwitchRoutes(switch, self.groups_of(u), routes)
 
     def table(self, switch: str) -> dict[str, NextHops]:
         """prefix -> next hops at `switch`."""
@@ -178,7 +167,7 @@ class Routes:
             switches=len(self.switches),
             failed_switches=len(self.failed),
             destination_classes=self.group_of.shape[1],
-            groups=sum(len(gs) for gs in self.groups),
+            groups=int(self.group_base[-1]) + sum(len(h) for h in self.graph.hosts),
             entries=int(entries.sum()),
             entries_min=int(entries.min()) if len(entries) else 0,
             entries_mean=float(entries.mean()) if len(entries) else 0.0,

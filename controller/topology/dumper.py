@@ -31,7 +31,11 @@ def _s(text: str) -> str:
 
 
 def _loss(value: float) -> str:
-    return repr(float(value)) if value else "0"
+    """A decimal with a dot: YAML 1.1 reads `1e-05` as a string."""
+    if not value:
+        return "0"
+    text = repr(float(value))
+    return f"{value:.20f}".rstrip("0") if "e" in text else text
 
 
 def dump_topology(topo: Topology) -> str:

@@ -139,7 +139,7 @@ class Topology:
     switches: tuple[SwitchNode, ...]
     hosts: tuple[HostNode, ...] = ()
     links: tuple[Link, ...] = ()
-    _index: _Index = field(init=False, repr=False, compare=False)
+    _cache: dict[str, _Index] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         from .validate import validate
@@ -148,7 +148,14 @@ class Topology:
             if not isinstance(getattr(self, attr), tuple):
                 object.__setattr__(self, attr, tuple(getattr(self, attr)))
         validate(self)
-        object.__setattr__(self, "_index", _build_index(self))
+
+    @property
+    def _index(self) -> _Index:
+        """Lookup tables, built on first use (route computation does not need them)."""
+        index = self._cache.get("index")
+        if index is None:
+            index = self._cache["index"] = _build_index(self)
+        return index
 
     # -- lookups -------------------------------------------------------------------------
     def switch(self, name: str) -> SwitchNode:

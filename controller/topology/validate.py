@@ -56,6 +56,39 @@ def _check_link_params(rate: object, delay: object, loss: object, path: str) -> 
         raise TopologyError(f"loss must be between 0 and 1, got {loss!r}", f"{path}.loss")
 
 
+def _ipv4(text: object) -> int | None:
+    """The IPv4 address as an int, or None (the same strings `ipaddress` accepts)."""
+    if type(text) is not str:
+        return None
+    parts = text.split(".")
+    if len(parts) != 4:
+        return None
+    value = 0
+    for part in parts:
+        if not part.isdigit() or not part.isascii() or (len(part) > 1 and part[0] == "0"):
+            return None
+        b = int(part)
+        if b > 255:
+            return None
+        value = value << 8 | b
+    return value
+
+
+def _ok_params(rate: object, delay: object, loss: object) -> bool:
+    return (
+        type(rate) is int
+        and rate > 0
+        and type(delay) is int
+        and delay >= 0
+        and type(loss) in (int, float)
+        and 0.0 <= loss <= 1.0  # type: ignore[operator]
+    )
+
+
+def _ok_port(port: object) -> bool:
+    return type(port) is int and 1 <= port <= MAX_PORT and port != CPU_PORT
+
+
 def _mac(value: str, path: str) -> int:
     try:
         return parse_mac(value)
@@ -144,19 +177,18 @@ def validate(topo: Topology) -> None:
         if h.switch not in switch_nets:
             what = "a host" if h.switch in names else "unknown"
             raise TopologyError(f"{what} switch {h.switch!r}", f"{path}.switch")
-        port = _check_port(h.port, f"{path}.port")
+        port = h.port if _ok_port(h.port) else _check_port(h.port, f"{path}.port")
         key = (h.switch, port)
         if key in used_ports:
             raise TopologyError(
                 f"port {port} of {h.switch} is already used by {used_ports[key]}", f"{path}.port"
             )
         used_ports[key] = path
-        try:
-            ip = int(ipaddress.IPv4Address(h.ip))
-        except ValueError:
+        ip = _ipv4(h.ip)
+        if ip is None:
             raise TopologyError(
                 f"expected an IPv4 address like 10.0.1.2, got {h.ip!r}", f"{path}.ip"
-            ) from None
+            )
         if ip in ips:
             raise TopologyError(f"duplicate IP {h.ip} (also {ips[ip]})", f"{path}.ip")
         ips[ip] = path
@@ -175,13 +207,13 @@ def validate(topo: Topology) -> None:
                 f"plane {h.plane} differs from the plane of {h.switch} ({planes[h.switch]})",
                 f"{path}.plane",
             )
-        _check_link_params(h.rate_bps, h.delay_ns, h.loss, path)
+        if not _ok_params(h.rate_bps, h.delay_ns, h.loss):
+            _check_link_params(h.rate_bps, h.delay_ns, h.loss, path)
 
     pairs: dict[frozenset[str], str] = {}
     for i, link in enumerate(topo.links):
         path = f"links[{i}]"
-        for end in ("a", "b"):
-            node = getattr(link, end)
+        for end, node in (("a", link.a), ("b", link.b)):
             if node not in switch_nets:
                 if node in names:
                     raise TopologyError(
@@ -191,9 +223,9 @@ def validate(topo: Topology) -> None:
                 raise TopologyError(f"unknown switch {node!r}", f"{path}.{end}")
         if link.a == link.b:
             raise TopologyError(f"a link from {link.a} to itself", f"{path}.b")
-        for end in ("a", "b"):
-            node = getattr(link, end)
-            port = _check_port(getattr(link, f"{end}_port"), f"{path}.{end}_port")
+        for end, node, port in (("a", link.a, link.a_port), ("b", link.b, link.b_port)):
+            if not _ok_port(port):
+                _check_port(port, f"{path}.{end}_port")
             key = (node, port)
             if key in used_ports:
                 raise TopologyError(
@@ -215,7 +247,8 @@ def validate(topo: Topology) -> None:
                 "planes are disjoint",
                 path,
             )
-        _check_link_params(link.rate_bps, link.delay_ns, link.loss, path)
+        if not _ok_params(link.rate_bps, link.delay_ns, link.loss):
+            _check_link_params(link.rate_bps, link.delay_ns, link.loss, path)
 
 
 def _subnets_of(topo: Topology, switch: str) -> tuple[str, ...]:

@@ -172,3 +172,47 @@ def test_round_trip_keeps_odd_values() -> None:
     assert back == t
     assert back.links[1].loss == pytest.approx(0.005)
     assert back.host("h1").mac == "00:00:0a:00:00:01"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "{name: yes, port: 1}",
+        "{port: 010}",
+        "{rate: 1e5}",
+        "{loss: 1.5e-3}",
+        "{a: -1}",
+        "{x: .5}",
+        "{x: 0x10}",
+        "{x: 1_000}",
+        "{x: 12:30}",
+        "{x: ~}",
+        "{x: null}",
+        "{x: 'single'}",
+        '{x: "tab\\there", y: "\\u00e9"}',
+        "{x: a b}",
+        "{x: [1, 2, yes]}",
+        "{x: 2001-12-14}",
+        "{x: 1.5G, y: 0.5us, z: 10.0.0.0/24, w: 10.1.2.3}",
+        "{x: [], y: [a, b/c]}",
+        "{x: 1, x: 2}",
+    ],
+)
+def test_fast_reader_agrees_with_pyyaml(entry: str) -> None:
+    import yaml
+
+    from controller.topology.fastyaml import fast_load
+
+    text = f"name: t\nlinks:\n  - {entry}\n  - {{a: b}}\n"
+    got = fast_load(text)
+    assert got is None or got == yaml.safe_load(text)
+
+
+def test_fast_reader_reads_dumper_output() -> None:
+    import yaml
+
+    from controller.topology.fastyaml import fast_load
+
+    text = dump_topology(fat_tree(4, planes=2))
+    got = fast_load(text)
+    assert got is not None and got == yaml.safe_load(text)
