@@ -1,0 +1,351 @@
+"""fabric.p4's run-time knobs as `controller.entities` objects: the one encoder of them.
+
+    enc = FabricEncoder(P4Schema.load("fabric.p4info.txtpb"))
+    entities = enc.switch_entities(intent, policy)      # everything one switch needs
+    session.insert(*entities)
+    session.modify(enc.group(7, GroupMode("spray"), size=4))   # flip a group's mode
+
+Table, action and parameter names are looked up in the P4Info (a program without one of
+them fails here, naming it, not on the switch); widths are checked against it; constants
+(clone sessions, the CPU port) come from the P4 source (`constants.py`). docs/fabric.md
+lists the tables; docs/policy.md the policy.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..codec import table_entry
+from ..entities import CloneSession, Entity, Lpm, Replica, TableEntry, Ternary
+from ..p4info import P4InfoError, P4Schema
+from .constants import FabricConstants
+from .intent import NextHop, RouteGroup, SwitchIntent
+from .policy import Cnp, EcnRed, EcnStep, GroupMode, IntCollector, IntWatch, Policy, Trim
+from .wcmp import slots
+
+__all__ = ["FabricEncoder", "GroupLayout"]
+
+
+@dataclass(slots=True, frozen=True)
+class GroupLayout:
+    """A group as written: the next hop of each member slot."""
+
+    group_id: int
+    slots: tuple[NextHop, ...]
+
+    def live_mask(self, dead_ports: Iterable[int] = ()) -> int:
+        """Bit i set when slot i's port is not dead."""
+        dead = set(dead_ports)
+        return sum(1 << i for i, nh in enumerate(self.slots) if nh.port not in dead)
+
+
+class FabricEncoder:
+    """Builds the entities of fabric.p4 by P4Info name (see the module docstring)."""
+
+    def __init__(self, schema: P4Schema, constants: FabricConstants | None = None) -> None:
+        self.schema = schema
+        self.c = constants if constants is not None else FabricConstants.load()
+        # the live bitmap's width bounds a group's member slots
+        self.max_members = schema.action("use_ecmp").param("live_members").bitwidth
+
+    # ------------------------------------------------------------------ forwarding
+    def my_station(self, router_mac: str) -> TableEntry:
+        return table_entry(self.schema, "my_station", {"eth_dst": router_mac}, "set_routable")
+
+    def arp_reply(self, ip: str, mac: str) -> TableEntry:
+        return table_entry(
+            self.schema, "arp_responder", {"target_ip": ip}, "reply_arp", {"target_mac": mac}
+        )
+
+    @staticmethod
+    def _route_key(prefix: str) -> tuple[str, dict[str, Lpm]]:
+        net = ipaddress.ip_network(prefix, strict=True)
+        table, field = (
+            ("routing_v6", "ipv6_dst") if net.version == 6 else ("routing_v4", "ipv4_dst")
+        )
+        return table, {field: Lpm(int(net.network_address), net.prefixlen)}
+
+    def route(self, prefix: str, group_id: int) -> TableEntry:
+        """`prefix` (IPv4 or IPv6) to next-hop group `group_id`."""
+        table, match = self._route_key(prefix)
+        return table_entry(self.schema, table, match, "set_next_hop_group", {"group_id": group_id})
+
+    def route_punt(self, prefix: str) -> TableEntry:
+        table, match = self._route_key(prefix)
+        return table_entry(self.schema, table, match, "punt_to_cpu")
+
+    def route_drop(self, prefix: str) -> TableEntry:
+        table, match = self._route_key(prefix)
+        return table_entry(self.schema, table, match, "drop_route")
+
+    # ------------------------------------------------------------------ groups
+    def mode_action(self, mode: GroupMode) -> str:
+        """The P4Info name of the next_hop_group action for `mode`."""
+        table = self.schema.table("next_hop_group")
+        try:
+            return self.schema.table_action(table, f"use_{mode.label}").name
+        except P4InfoError as e:
+            raise P4InfoError(f"mode {mode.label}: {e}") from None
+
+    def group(
+        self, group_id: int, mode: GroupMode, size: int, live: int | None = None
+    ) -> TableEntry:
+        """The next_hop_group entry: mode action, `size` member slots, live-member bitmap
+        (None: all slots live). INSERT it for a new group, MODIFY it to change mode or
+        liveness (members are untouched)."""
+        if not 1 <= size <= self.max_members:
+            raise ValueError(f"group {group_id}: size {size} out of 1..{self.max_members}")
+        full = (1 << size) - 1
+        live = full if live is None else live
+        if live & ~full:
+            raise ValueError(
+                f"group {group_id}: live bitmap {live:#x} has bits beyond {size} slots"
+            )
+        if mode.mode != "ecmp" and group_id >= self.c.max_groups_stateful:
+            raise ValueError(
+                f"group {group_id}: mode {mode.label} keeps per-group state only for group "
+                f"ids below {self.c.max_groups_stateful}"
+            )
+        action = self.mode_action(mode)
+        names = {p.name for p in self.schema.action(action).params}
+        values = {"group_size": size, "live_members": live, "gap_us": mode.gap_us}
+        unknown = names - values.keys()
+        if unknown:
+            raise P4InfoError(
+                f"action {action}: parameters {sorted(unknown)} unknown to this encoder"
+            )
+        params = {n: values[n] for n in names}
+        return table_entry(self.schema, "next_hop_group", {"group_id": group_id}, action, params)
+
+    def member(self, group_id: int, index: int, nh: NextHop, router_mac: str) -> TableEntry:
+        return table_entry(
+            self.schema,
+            "next_hop_member",
+            {"group_id": group_id, "member_index": index},
+            "set_next_hop",
+            {"port": nh.port, "smac": nh.smac or router_mac, "dmac": nh.dmac},
+        )
+
+    def layout(self, group: RouteGroup) -> GroupLayout:
+        """Member slots of a group: one per next hop, or WCMP replication (wcmp.py)."""
+        idx = slots(group.weights, len(group.next_hops), self.max_members)
+        return GroupLayout(group.group_id, tuple(group.next_hops[i] for i in idx))
+
+    def group_entities(
+        self,
+        group: RouteGroup,
+        mode: GroupMode,
+        router_mac: str,
+        dead_ports: Iterable[int] = (),
+    ) -> list[TableEntry]:
+        """The group entry, then its members (the order a switch accepts them in)."""
+        lay = self.layout(group)
+        out = [self.group(group.group_id, mode, len(lay.slots), lay.live_mask(dead_ports))]
+        out += [self.member(group.group_id, i, nh, router_mac) for i, nh in enumerate(lay.slots)]
+        return out
+
+    def set_mode(
+        self, group: RouteGroup, mode: GroupMode, dead_ports: Iterable[int] = ()
+    ) -> TableEntry:
+        """The entry to MODIFY to switch `group` to `mode` (keeping its live bitmap)."""
+        lay = self.layout(group)
+        return self.group(group.group_id, mode, len(lay.slots), lay.live_mask(dead_ports))
+
+    def ports_down(
+        self, intent: SwitchIntent, policy: Policy, dead_ports: Iterable[int]
+    ) -> list[TableEntry]:
+        """MODIFYs for the groups that use any of `dead_ports` (the full dead set: a group
+        keeps earlier dead ports cleared)."""
+        dead = set(dead_ports)
+        return [
+            self.set_mode(g, policy.group_mode(g.group_id), dead)
+            for g in intent.groups
+            if any(nh.port in dead for nh in g.next_hops)
+        ]
+
+    def ports_up(
+        self,
+        intent: SwitchIntent,
+        policy: Policy,
+        came_back: Iterable[int],
+        still_dead: Iterable[int] = (),
+    ) -> list[TableEntry]:
+        """MODIFYs for the groups that use any port of `came_back`, with only `still_dead`
+        cleared."""
+        back = set(came_back)
+        dead = set(still_dead)
+        return [
+            self.set_mode(g, policy.group_mode(g.group_id), dead)
+            for g in intent.groups
+            if any(nh.port in back for nh in g.next_hops)
+        ]
+
+    # ------------------------------------------------------------------ congestion
+    def ecn(self, port: int, cfg: EcnStep | EcnRed) -> TableEntry:
+        if isinstance(cfg, EcnStep):
+            return table_entry(
+                self.schema,
+                "ecn_config",
+                {"eg_port": port},
+                "mark_ecn_step",
+                {"threshold": cfg.threshold},
+            )
+        return table_entry(
+            self.schema,
+            "ecn_config",
+            {"eg_port": port},
+            "mark_ecn_red",
+            {
+                "min_threshold": cfg.min_threshold,
+                "max_threshold": cfg.max_threshold,
+                "max_probability": min(cfg.max_probability, 255),
+            },
+        )
+
+    def trim(self, port: int, cfg: Trim) -> TableEntry:
+        return table_entry(
+            self.schema,
+            "trim_config",
+            {"eg_port": port},
+            "trim_above",
+            {"queue_threshold": cfg.queue_threshold, "dscp": cfg.dscp, "priority": cfg.priority},
+        )
+
+    def cnp(self, port: int, cfg: Cnp) -> TableEntry:
+        return table_entry(
+            self.schema,
+            "cnp_config",
+            {"eg_port": port},
+            "notify_above",
+            {
+                "queue_threshold": cfg.queue_threshold,
+                "interval_us": cfg.interval_us,
+                "dscp": cfg.dscp,
+            },
+        )
+
+    def cnp_session(self, port: int) -> CloneSession:
+        """Clone session CNP_SESSION_BASE + port: CNPs for senders behind `port`."""
+        return CloneSession(self.c.cnp_session(port), (Replica(port),))
+
+    # ------------------------------------------------------------------ INT
+    def int_watch(self, w: IntWatch, max_hops: int, instructions: int) -> TableEntry:
+        t = self.schema.table("int_watchlist")
+        match: dict[str, Ternary] = {}
+        for name in ("ip_src", "ip_dst"):
+            prefix = getattr(w, name)
+            if prefix is not None:
+                match[name] = _prefix_ternary(prefix, t.field(name).bitwidth)
+        for name in ("ip_proto", "l4_sport", "l4_dport"):
+            v = getattr(w, name)
+            if v is not None:
+                match[name] = Ternary(v, (1 << t.field(name).bitwidth) - 1)
+        return table_entry(
+            self.schema,
+            "int_watchlist",
+            match,
+            "mark_int_source",
+            {"max_hops": max_hops, "instructions": instructions},
+            priority=w.priority,
+        )
+
+    def int_sink(self, port: int) -> TableEntry:
+        return table_entry(self.schema, "int_sink_ports", {"eg_port": port}, "mark_int_sink")
+
+    def int_port(self, port: int, switch_id: int, mtu: int) -> TableEntry:
+        return table_entry(
+            self.schema,
+            "int_ports",
+            {"eg_port": port},
+            "enable_int",
+            {"switch_id": switch_id, "mtu": mtu},
+        )
+
+    def int_report(
+        self, port: int, src_mac: str, dst_mac: str, src_ip: str, collector: IntCollector
+    ) -> TableEntry:
+        """Reports leaving by `port` (toward the collector) get this encapsulation."""
+        return table_entry(
+            self.schema,
+            "int_report",
+            {"eg_port": port},
+            "encap_report",
+            {
+                "src_mac": src_mac,
+                "dst_mac": dst_mac,
+                "src_ip": src_ip,
+                "dst_ip": collector.ip,
+                "src_port": collector.src_port,
+                "dst_port": collector.udp_port,
+            },
+        )
+
+    def int_session(self, port: int, truncate_bytes: int = 0) -> CloneSession:
+        """Clone session INT_REPORT_SESSION: sink clones go out of `port` as reports."""
+        return CloneSession(
+            self.c.int_report_session, (Replica(port),), packet_length_bytes=truncate_bytes
+        )
+
+    # ------------------------------------------------------------------ one switch
+    def switch_entities(
+        self, intent: SwitchIntent, policy: Policy, dead_ports: Iterable[int] = ()
+    ) -> list[Entity]:
+        """Every entity `intent` and `policy` ask of one switch, in an order a switch
+        accepts as one batch (groups and members before the routes that use them)."""
+        dead = set(dead_ports)
+        out: list[Entity] = [self.my_station(intent.router_mac)]
+        out += [self.arp_reply(ip, mac) for ip, mac in intent.arp]
+        for g in intent.groups:
+            out += self.group_entities(g, policy.group_mode(g.group_id), intent.router_mac, dead)
+        for g in intent.groups:
+            out += [self.route(p, g.group_id) for p in g.prefixes]
+        ports = [p.port for p in intent.ports]
+        if policy.ecn is not None:
+            out += [self.ecn(p, policy.ecn) for p in ports]
+        if policy.trim is not None:
+            out += [self.trim(p, policy.trim) for p in ports]
+        if policy.cnp is not None:
+            out += [self.cnp(p, policy.cnp) for p in ports]
+            out += [self.cnp_session(p) for p in ports]
+        if policy.int is not None:
+            out += self._int_entities(intent, policy)
+        return out
+
+    def _int_entities(self, intent: SwitchIntent, policy: Policy) -> list[Entity]:
+        ip = policy.int
+        assert ip is not None
+        hosts = intent.ports_with("host")
+        out: list[Entity] = []
+        if hosts:  # INT starts and ends at the switches hosts attach to
+            out += [self.int_watch(w, ip.max_hops, ip.instructions) for w in ip.watchlist]
+            out += [self.int_sink(p) for p in hosts]
+        out += [
+            self.int_port(p.port, intent.switch_id, policy.mtu_of(p.port)) for p in intent.ports
+        ]
+        col = ip.collector
+        if col is not None and hosts:
+            port, mac = _toward_collector(intent, col)
+            if port is not None and mac is not None:
+                if intent.report_ip is None:
+                    raise ValueError(f"switch {intent.name}: INT reports need a report_ip")
+                out.append(self.int_report(port, intent.router_mac, mac, intent.report_ip, col))
+                out.append(self.int_session(port, col.truncate_bytes))
+        return out
+
+
+def _toward_collector(intent: SwitchIntent, col: IntCollector) -> tuple[int | None, str | None]:
+    if col.switch is not None and col.switch == intent.name:
+        return col.port, col.mac
+    return intent.collector_port, intent.collector_next_hop_mac
+
+
+def _prefix_ternary(prefix: str, width: int) -> Ternary:
+    """A prefix as a ternary match on a `width`-bit address field (IPv4 addresses sit in
+    the low 32 bits of the 128-bit lookup fields, upper bits zero)."""
+    net = ipaddress.ip_network(prefix, strict=True)
+    full = (1 << width) - 1
+    host_bits = net.max_prefixlen - net.prefixlen
+    mask = full & ~((1 << host_bits) - 1)
+    return Ternary(int(net.network_address) & mask, mask)
