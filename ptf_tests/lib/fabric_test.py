@@ -2,7 +2,9 @@
 
 setUp connects a primary P4Runtime session (controller/p4rt.py), pushes the pipeline
 unless the switch already runs it (same cookie: once per run), and makes ROUTER_MAC a
-router MAC. Verbs write the run-time knobs of docs/fabric.md by P4Info name; everything
+router MAC. Verbs write the run-time knobs of docs/fabric.md as the controller does, through
+its encoder (`controller.lb.FabricEncoder`: names from the P4Info, constants from the P4
+source, `self.c`); everything
 a test writes through them is deleted again when it ends (a unittest cleanup, so also
 after a failed setUp or a skip), in reverse order, after the queues it throttled are
 released and drained, so every test starts from the same switch.
@@ -34,9 +36,21 @@ from controller import (
     Update,
 )
 from controller.entities import Entity
+from controller.lb import (
+    Cnp,
+    EcnRed,
+    EcnStep,
+    FabricConstants,
+    FabricEncoder,
+    GroupMode,
+    IntCollector,
+    IntWatch,
+    NextHop,
+    Trim,
+)
 
 from .packets import ROUTER_MAC, route, udp_packet
-from .target import Target, p4_constants
+from .target import Target
 
 __all__ = [
     "BACKGROUND_PREFIX",
@@ -77,7 +91,8 @@ class FabricTest(BaseTest):
         super().setUp()
         self.dataplane = ptf.dataplane_instance
         self.target = Target.from_ptf()
-        self.c = p4_constants(self.target.define_p4)
+        # constants (drop reasons, clone sessions, ...) from the program's define.p4
+        self.c = FabricConstants.load(self.target.define_p4.parents[1], self.target.cpu_port)
         self._written: list[Entity] = []
         self._throttled: set[int] = set()
         self._filtered = False
@@ -89,6 +104,7 @@ class FabricTest(BaseTest):
         p4info, config = self.target.pipeline()
         if self.sw.ensure_pipeline(p4info, config):
             log.info("pipeline pushed to %s", self.target.grpc_addr)
+        self.enc = FabricEncoder(self.sw.schema, self.c)
         self.dataplane.flush()
         self.add_router_mac(self.router_mac)
 
@@ -154,34 +170,27 @@ class FabricTest(BaseTest):
         return e
 
     # ------------------------------------------------------------ forwarding verbs
+    def _insert_one(self, e: TableEntry) -> TableEntry:
+        self.insert(e)
+        return e
+
     def add_router_mac(self, mac: str) -> TableEntry:
-        return self.add("my_station", {"eth_dst": mac}, "set_routable")
+        return self._insert_one(self.enc.my_station(mac))
 
     def add_route(self, prefix: str, group_id: int) -> TableEntry:
-        return self.add(
-            _routing_table(prefix),
-            {_dst_field(prefix): prefix},
-            "set_next_hop_group",
-            {"group_id": group_id},
-        )
+        return self._insert_one(self.enc.route(prefix, group_id))
 
     def add_route_action(self, prefix: str, action: str) -> TableEntry:
         """A route to `punt_to_cpu` or `drop_route`."""
-        return self.add(_routing_table(prefix), {_dst_field(prefix): prefix}, action)
+        build = {"punt_to_cpu": self.enc.route_punt, "drop_route": self.enc.route_drop}
+        return self._insert_one(build[action](prefix))
 
     def group_entry(
         self, group_id: int, mode: str, size: int, live: int | None = None, gap_us: int = 0
     ) -> TableEntry:
-        """The next_hop_group entry of a group: mode "ecmp" is action use_ecmp and so on
-        (the P4Info says which exist and which take a `gap_us`)."""
-        action = f"use_{mode}"
-        params: dict[str, int] = {
-            "group_size": size,
-            "live_members": (1 << size) - 1 if live is None else live,
-        }
-        if any(p.name == "gap_us" for p in self.sw.schema.action(action).params):
-            params["gap_us"] = gap_us
-        return self.sw.table_entry("next_hop_group", {"group_id": group_id}, action, params)
+        """The next_hop_group entry of a group; modes: ecmp, flowlet, spray_random,
+        spray_round_robin, adaptive (live: None = every slot)."""
+        return self.enc.group(group_id, GroupMode.parse(mode, gap_us), size, live)
 
     def add_group(
         self,
@@ -196,12 +205,7 @@ class FabricTest(BaseTest):
         slots: WCMP); returns the member entries (for their counters)."""
         self.insert(self.group_entry(group_id, mode, len(ports), live, gap_us))
         members = [
-            self.sw.table_entry(
-                "next_hop_member",
-                {"group_id": group_id, "member_index": i},
-                "set_next_hop",
-                {"port": p, "smac": self.router_mac, "dmac": next_hop_mac(p)},
-            )
+            self.enc.member(group_id, i, NextHop(p, next_hop_mac(p)), self.router_mac)
             for i, p in enumerate(ports)
         ]
         self.insert(*members)
@@ -220,65 +224,61 @@ class FabricTest(BaseTest):
         return self.add_group(group_id, mode, ports, **kw)
 
     def add_arp_responder(self, ip: str, mac: str) -> TableEntry:
-        return self.add("arp_responder", {"target_ip": ip}, "reply_arp", {"target_mac": mac})
+        return self._insert_one(self.enc.arp_reply(ip, mac))
 
     def add_clone_session(self, session: int, port: int, packet_length: int = 0) -> None:
         self.insert(self.sw.clone_session(session, [port], packet_length_bytes=packet_length))
 
     # ------------------------------------------------------------ congestion verbs
     def set_ecn_step(self, port: int, threshold: int) -> TableEntry:
-        return self.add("ecn_config", {"eg_port": port}, "mark_ecn_step", {"threshold": threshold})
+        return self._insert_one(self.enc.ecn(port, EcnStep(threshold)))
 
     def set_ecn_red(self, port: int, k_min: int, k_max: int, p_max: int) -> TableEntry:
-        return self.add(
-            "ecn_config",
-            {"eg_port": port},
-            "mark_ecn_red",
-            {"min_threshold": k_min, "max_threshold": k_max, "max_probability": p_max},
-        )
+        return self._insert_one(self.enc.ecn(port, EcnRed(k_min, k_max, p_max)))
 
     def set_trim(self, port: int, threshold: int, dscp: int, priority: int) -> TableEntry:
-        return self.add(
-            "trim_config",
-            {"eg_port": port},
-            "trim_above",
-            {"queue_threshold": threshold, "dscp": dscp, "priority": priority},
-        )
+        return self._insert_one(self.enc.trim(port, Trim(threshold, dscp, priority)))
 
     def set_cnp(self, port: int, threshold: int, interval_us: int, dscp: int) -> TableEntry:
-        return self.add(
-            "cnp_config",
-            {"eg_port": port},
-            "notify_above",
-            {"queue_threshold": threshold, "interval_us": interval_us, "dscp": dscp},
-        )
+        return self._insert_one(self.enc.cnp(port, Cnp(threshold, interval_us, dscp)))
 
     # ------------------------------------------------------------ INT verbs
     def add_int_watchlist(
         self, max_hops: int, instructions: int, *, priority: int = 10, **fields: Any
     ) -> TableEntry:
-        """Flows matching `fields` (ternary: ip_src, ip_dst, ip_proto, l4_sport,
-        l4_dport as value or (value, mask)) get INT from this switch."""
-        return self.add(
-            "int_watchlist",
-            fields,
-            "mark_int_source",
-            {"max_hops": max_hops, "instructions": instructions},
-            priority,
-        )
+        """Flows matching `fields` get INT from this switch: ip_src/ip_dst as prefixes
+        ("10.0.0.0/8"), ip_proto/l4_sport/l4_dport as a value or (value, full mask)."""
+        exact = {}
+        for name, v in fields.items():
+            if isinstance(v, tuple):
+                value, mask = v
+                width = self.sw.schema.table("int_watchlist").field(name).bitwidth
+                if mask != (1 << width) - 1:
+                    raise ValueError(f"int watchlist {name}: only exact values (full mask)")
+                v = value
+            exact[name] = v
+        watch = IntWatch(priority=priority, **exact)
+        return self._insert_one(self.enc.int_watch(watch, max_hops, instructions))
 
     def add_int_sink(self, port: int) -> TableEntry:
-        return self.add("int_sink_ports", {"eg_port": port}, "mark_int_sink")
+        return self._insert_one(self.enc.int_sink(port))
 
     def enable_int(self, port: int, switch_id: int, mtu: int = 1500) -> TableEntry:
-        return self.add(
-            "int_ports", {"eg_port": port}, "enable_int", {"switch_id": switch_id, "mtu": mtu}
-        )
+        return self._insert_one(self.enc.int_port(port, switch_id, mtu))
 
     def add_int_report(self, collector_port: int, **encap: Any) -> TableEntry:
         """Reports leaving by `collector_port` get this Ethernet/IPv4/UDP encapsulation
         (src_mac, dst_mac, src_ip, dst_ip, src_port, dst_port)."""
-        return self.add("int_report", {"eg_port": collector_port}, "encap_report", encap)
+        collector = IntCollector(
+            ip=encap["dst_ip"],
+            mac=encap["dst_mac"],
+            udp_port=encap["dst_port"],
+            src_port=encap["src_port"],
+        )
+        entry = self.enc.int_report(
+            collector_port, encap["src_mac"], encap["dst_mac"], encap["src_ip"], collector
+        )
+        return self._insert_one(entry)
 
     # ------------------------------------------------------------ reading state
     def drop_count(self, reason: str) -> int:
@@ -433,14 +433,6 @@ def _hex(pkt: Packet | Mask | bytes) -> str:
     if isinstance(pkt, Mask):
         return bytes(pkt.exp_pkt).hex() + " (masked)"
     return bytes(pkt).hex()
-
-
-def _routing_table(prefix: str) -> str:
-    return "routing_v6" if ":" in prefix else "routing_v4"
-
-
-def _dst_field(prefix: str) -> str:
-    return "ipv6_dst" if ":" in prefix else "ipv4_dst"
 
 
 def flows(n: int, **kw: object) -> Iterable[Packet]:

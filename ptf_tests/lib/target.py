@@ -12,7 +12,6 @@ With the `softswitch_inproc` platform the switch lives in the PTF process
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import time
@@ -26,7 +25,7 @@ from ptf import testutils
 from controller import load_p4info
 from p4rt_proto import p4info_pb2
 
-__all__ = ["Bmv2Queues", "QueueControl", "Target", "p4_constants"]
+__all__ = ["Bmv2Queues", "QueueControl", "Target"]
 
 
 class QueueControl(Protocol):
@@ -111,15 +110,3 @@ class Target:
 
     def pipeline(self) -> tuple[p4info_pb2.P4Info, bytes]:
         return load_p4info(self.p4info_path), self.device_config_path.read_bytes()
-
-
-def p4_constants(define_p4: Path) -> dict[str, int]:
-    """`const <type> NAME = value;` and `#define NAME number` of define.p4: drop reasons,
-    clone sessions, protocol numbers. The P4Info does not carry constants, so the program
-    source is the one place they are read from."""
-    text = define_p4.read_text()
-    out = {
-        m[1]: int(m[2], 0) for m in re.finditer(r"const\s+\w+(?:<\d+>)?\s+(\w+)\s*=\s*(\w+);", text)
-    }
-    out |= {m[1]: int(m[2], 0) for m in re.finditer(r"#define\s+(\w+)\s+(\d+)\b", text)}
-    return out

@@ -1,53 +1,62 @@
-"""A fabric switch for tests: softswitch running p4src/fabric.p4, with verbs that
-write the run-time knobs the way the controller will (see docs/fabric.md)."""
+"""A fabric switch for tests: softswitch running p4src/fabric.p4, with verbs that write
+the run-time knobs through the controller's encoder (`controller.lb.FabricEncoder`, the
+one encoding of docs/fabric.md's tables), applied to the in-process switch through
+softswitch's P4Runtime entity store (the code behind its P4Runtime server's Write), so the
+switch runs on a simulated clock with no gRPC in between."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from controller import P4Schema
+from controller.codec import encode_entity
+from controller.entities import Entity, UpdateType
+from controller.lb import Cnp as CnpConfig
+from controller.lb import (
+    EcnRed,
+    EcnStep,
+    FabricConstants,
+    FabricEncoder,
+    GroupMode,
+    IntCollector,
+    IntWatch,
+    NextHop,
+    Trim,
+)
+from p4rt_proto import p4runtime_pb2 as p4r
 from softswitch.clock import SimClock
 from softswitch.codegen.program import CompiledProgram
 from softswitch.compiler import compile_file
 from softswitch.engine import matches as M
 from softswitch.engine.tables import Table
-from softswitch.v1model.switch import CloneSession, Switch
-
-from .packets import ip_int, mac_int
+from softswitch.p4info import p4info_for
+from softswitch.p4runtime.entities import EntityStore
+from softswitch.v1model.switch import Switch
 
 ROOT = Path(__file__).resolve().parents[2]
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
-DEFINE_P4 = ROOT / "p4src" / "include" / "define.p4"
-
-MODES = {
-    "ecmp": "use_ecmp",
-    "flowlet": "use_flowlet",
-    "spray_random": "use_spray_random",
-    "spray_round_robin": "use_spray_round_robin",
-    "adaptive": "use_adaptive",
-}
 
 
 @cache
-def p4_consts() -> dict[str, int]:
-    """`const <type> NAME = value;` and `#define NAME number` from define.p4: the one
-    source of truth for drop reasons, ports and sessions."""
-    text = DEFINE_P4.read_text()
-    out = {
-        m[1]: int(m[2], 0) for m in re.finditer(r"const\s+\w+(?:<\d+>)?\s+(\w+)\s*=\s*(\w+);", text)
-    }
-    out |= {m[1]: int(m[2], 0) for m in re.finditer(r"#define\s+(\w+)\s+(\d+)\b", text)}
-    return out
+def p4_consts() -> FabricConstants:
+    """Constants of define.p4/size.p4 (drop reasons, ports, sessions), as the encoder
+    reads them."""
+    return FabricConstants.load(ROOT / "p4src")
 
 
 def compile_fabric(**defines: str) -> CompiledProgram:
     return compile_file(FABRIC_P4, defines=defines)
 
 
+def next_hop_mac(port: int) -> str:
+    return f"00:00:00:00:{port:02x}:{port:02x}"
+
+
 class Fabric:
-    """One switch with verbs for its tables, registers and clone sessions."""
+    """One switch with verbs for its tables and clone sessions (written as P4Runtime
+    updates) and direct reads of its tables, registers and counters."""
 
     def __init__(
         self,
@@ -62,7 +71,23 @@ class Fabric:
         self.sw = Switch(program, clock=self.clock, seed=seed, priority_queues=priority_queues)
         self.router_mac = router_mac
         self.c = p4_consts()
-        self.add("my_station", [M.Exact(mac_int(router_mac))], "set_routable")
+        p4info = p4info_for(program)
+        self.enc = FabricEncoder(P4Schema(p4info), self.c)
+        self.store = EntityStore(self.sw, p4info)
+        self.insert(self.enc.my_station(router_mac))
+
+    # ------------------------------------------------------------ writes
+    def _write(self, kind: UpdateType, entities: tuple[Entity, ...]) -> None:
+        for e in entities:
+            update = p4r.Update(type=kind.value)
+            update.entity.CopyFrom(encode_entity(self.enc.schema, e))
+            self.store.write(update)
+
+    def insert(self, *entities: Entity) -> None:
+        self._write(UpdateType.INSERT, entities)
+
+    def modify(self, *entities: Entity) -> None:
+        self._write(UpdateType.MODIFY, entities)
 
     # ------------------------------------------------------------ raw access
     def table(self, name: str) -> Table:
@@ -75,63 +100,31 @@ class Fabric:
         assert len(hits) == 1, f"extern {name}"
         return hits[0]
 
-    def add(
-        self,
-        table: str,
-        matches: list[M.Match],
-        action: str,
-        args: tuple[int, ...] = (),
-        priority: int | None = None,
-    ) -> None:
-        t = self.table(table)
-        full = next(a for a in t.action_names if a.split(".")[-1] == action)
-        t.add(matches, full, args, priority)
-
-    def modify(
-        self, table: str, matches: list[M.Match], action: str, args: tuple[int, ...] = ()
-    ) -> None:
-        t = self.table(table)
-        full = next(a for a in t.action_names if a.split(".")[-1] == action)
-        t.modify(matches, full, args)
-
     # ------------------------------------------------------------ forwarding
     def add_route(self, prefix: str, group: int) -> None:
-        addr, plen = prefix.split("/")
-        table = "routing_v6" if ":" in addr else "routing_v4"
-        self.add(table, [M.Lpm(ip_int(addr), int(plen))], "set_next_hop_group", (group,))
+        self.insert(self.enc.route(prefix, group))
 
     def add_route_action(self, prefix: str, action: str) -> None:
-        addr, plen = prefix.split("/")
-        table = "routing_v6" if ":" in addr else "routing_v4"
-        self.add(table, [M.Lpm(ip_int(addr), int(plen))], action)
+        """A route to `punt_to_cpu` or `drop_route`."""
+        build = {"punt_to_cpu": self.enc.route_punt, "drop_route": self.enc.route_drop}[action]
+        self.insert(build(prefix))
 
-    def group_args(self, mode: str, size: int, live: int | None, gap_us: int) -> tuple[int, ...]:
-        live = (1 << size) - 1 if live is None else live
-        return (size, live, gap_us) if mode == "flowlet" else (size, live)
+    def add_arp_reply(self, ip: str, mac: str) -> None:
+        self.insert(self.enc.arp_reply(ip, mac))
 
     def add_group(
         self, group: int, mode: str, size: int, *, live: int | None = None, gap_us: int = 0
     ) -> None:
-        self.add(
-            "next_hop_group",
-            [M.Exact(group)],
-            MODES[mode],
-            self.group_args(mode, size, live, gap_us),
-        )
+        """Mode labels: ecmp, flowlet, spray_random, spray_round_robin, adaptive."""
+        self.insert(self.enc.group(group, GroupMode.parse(mode, gap_us), size, live))
 
     def set_group(
         self, group: int, mode: str, size: int, *, live: int | None = None, gap_us: int = 0
     ) -> None:
-        self.modify(
-            "next_hop_group",
-            [M.Exact(group)],
-            MODES[mode],
-            self.group_args(mode, size, live, gap_us),
-        )
+        self.modify(self.enc.group(group, GroupMode.parse(mode, gap_us), size, live))
 
     def add_member(self, group: int, index: int, port: int, dmac: str) -> None:
-        args = (port, mac_int(self.router_mac), mac_int(dmac))
-        self.add("next_hop_member", [M.Exact(group), M.Exact(index)], "set_next_hop", args)
+        self.insert(self.enc.member(group, index, NextHop(port, dmac), self.router_mac))
 
     def add_ecmp_route(
         self, prefix: str, group: int, ports: list[int], mode: str = "ecmp", **kw: int
@@ -139,16 +132,47 @@ class Fabric:
         self.add_route(prefix, group)
         self.add_group(group, mode, len(ports), **kw)
         for i, p in enumerate(ports):
-            self.add_member(group, i, p, f"00:00:00:00:{p:02x}:{p:02x}")
+            self.add_member(group, i, p, next_hop_mac(p))
 
     def member_packets(self, group: int, index: int) -> int:
         return self.table("next_hop_member").find([M.Exact(group), M.Exact(index)]).packets
 
     def drops(self, reason: str) -> int:
-        return self.extern("drop_counter").packets[self.c[f"DROP_{reason}"]]
+        return self.extern("drop_counter").packets[self.c.drop_reasons[reason]]
 
-    def clone_session(self, session: int, port: int) -> None:
-        self.sw.clone_session_set(session, CloneSession([(port, 0)]))
+    # ------------------------------------------------------------ congestion
+    def set_ecn_step(self, port: int, threshold: int) -> None:
+        self.insert(self.enc.ecn(port, EcnStep(threshold)))
+
+    def set_ecn_red(self, port: int, k_min: int, k_max: int, p_max: int) -> None:
+        self.insert(self.enc.ecn(port, EcnRed(k_min, k_max, p_max)))
+
+    def set_trim(self, port: int, threshold: int, dscp: int, priority: int) -> None:
+        self.insert(self.enc.trim(port, Trim(threshold, dscp, priority)))
+
+    def set_cnp(self, port: int, threshold: int, interval_us: int, dscp: int) -> None:
+        self.insert(self.enc.cnp(port, CnpConfig(threshold, interval_us, dscp)))
+
+    def add_cnp_session(self, port: int) -> None:
+        """Clone session CNP_SESSION_BASE + port (CNPs back out of `port`)."""
+        self.insert(self.enc.cnp_session(port))
+
+    # ------------------------------------------------------------ INT
+    def enable_int(self, port: int, switch_id: int, mtu: int = 1500) -> None:
+        self.insert(self.enc.int_port(port, switch_id, mtu))
+
+    def add_int_watch(self, watch: IntWatch, max_hops: int, instructions: int) -> None:
+        self.insert(self.enc.int_watch(watch, max_hops, instructions))
+
+    def add_int_sink(self, port: int) -> None:
+        self.insert(self.enc.int_sink(port))
+
+    def add_int_report(self, port: int, src_ip: str, collector: IntCollector) -> None:
+        """Reports out of `port` to `collector`, and the clone session that sends them."""
+        self.insert(
+            self.enc.int_report(port, self.router_mac, collector.mac, src_ip, collector),
+            self.enc.int_session(port),
+        )
 
     # ------------------------------------------------------------ packets
     def send(self, port: int, data: bytes) -> list[tuple[int, bytes]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from softswitch.codegen.program import CompiledProgram
-from softswitch.engine import matches as M
 
 from .fabric import Fabric
 from .packets import ETH_IPV4, PROTO_UDP, Frame, bth, ethernet, ipv4, ipv4_header, route, udp
@@ -41,8 +40,8 @@ def cnp_for(data: Frame, dscp: int) -> bytes:
 
 def test_cnp_is_sent_back_bit_exact_and_rate_limited(program: CompiledProgram) -> None:
     fab = congested(program)
-    fab.add("cnp_config", [M.Exact(2)], "notify_above", (5, 50, 48))
-    fab.clone_session(fab.c["CNP_SESSION_BASE"] + 1, 1)
+    fab.set_cnp(2, 5, 50, 48)
+    fab.add_cnp_session(1)
     data = Frame(l4="roce", qp=0x123456, psn=77, ident=0x77, ecn=2, payload=bytes(200))
     fab.inject(1, data.bytes())
     out = fab.run_until(fab.clock.now_us())
@@ -64,12 +63,12 @@ def test_cnp_is_sent_back_bit_exact_and_rate_limited(program: CompiledProgram) -
 
 def test_no_cnp_below_threshold_or_for_non_roce(program: CompiledProgram) -> None:
     fab = congested(program)
-    fab.add("cnp_config", [M.Exact(2)], "notify_above", (8, 50, 48))  # backlog is 8: not above
-    fab.clone_session(fab.c["CNP_SESSION_BASE"] + 1, 1)
+    fab.set_cnp(2, 8, 50, 48)  # backlog is 8: not above
+    fab.add_cnp_session(1)
     fab.inject(1, Frame(l4="roce").bytes())
     assert fab.run_until(fab.clock.now_us()) == []
     fab.table("cnp_config").clear()
-    fab.add("cnp_config", [M.Exact(2)], "notify_above", (1, 50, 48))
+    fab.set_cnp(2, 1, 50, 48)
     fab.inject(1, Frame(l4="udp").bytes())
     assert fab.run_until(fab.clock.now_us()) == []
 
@@ -85,7 +84,7 @@ def trimmed(f: Frame, dscp: int) -> bytes:
 
 def test_trim_cuts_marks_and_jumps_the_queue(program: CompiledProgram) -> None:
     fab = congested(program, priority_queues=2)
-    fab.add("trim_config", [M.Exact(2)], "trim_above", (4, 8, 1))
+    fab.set_trim(2, 4, 8, 1)
     data = Frame(
         l4="roce", qp=0x42, psn=9, ident=5, ecn=2, payload=bytes(1000), udp_checksum=0xBEEF
     )
@@ -98,7 +97,7 @@ def test_trim_cuts_marks_and_jumps_the_queue(program: CompiledProgram) -> None:
 
 def test_no_trim_at_or_below_threshold(program: CompiledProgram) -> None:
     fab = congested(program, priority_queues=2)
-    fab.add("trim_config", [M.Exact(2)], "trim_above", (8, 8, 1))
+    fab.set_trim(2, 8, 8, 1)
     data = Frame(l4="roce", payload=bytes(1000))
     fab.inject(1, data.bytes())
     out = fab.advance(100_000)
@@ -107,7 +106,7 @@ def test_no_trim_at_or_below_threshold(program: CompiledProgram) -> None:
 
 def test_trim_tcp_keeps_ip_and_tcp_headers(program: CompiledProgram) -> None:
     fab = congested(program, priority_queues=2)
-    fab.add("trim_config", [M.Exact(2)], "trim_above", (0, 8, 1))
+    fab.set_trim(2, 0, 8, 1)
     data = Frame(l4="tcp", payload=bytes(500))
     fab.inject(1, data.bytes())
     got = fab.advance(100_000)[0][1]

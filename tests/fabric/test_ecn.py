@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from softswitch.codegen.program import CompiledProgram
-from softswitch.engine import matches as M
 
 from .fabric import Fabric
 from .packets import Frame, ecn_of, mark_ce, route
@@ -42,7 +41,7 @@ def depth_seen(i: int) -> int:
 @pytest.mark.parametrize("src", ["10.0.1.1", "2001:db8:1::1"])
 def test_step_marks_exactly_above_the_threshold(program: CompiledProgram, src: str) -> None:
     fab = fabric(program)
-    fab.add("ecn_config", [M.Exact(2)], "mark_ecn_step", (5,))
+    fab.set_ecn_step(2, 5)
     dst = "10.0.2.1" if "." in src else "2001:db8:2::1"
     pkts = [Frame(src=src, dst=dst, ecn=2, sport=i) for i in range(12)]
     out = burst(fab, pkts)
@@ -56,7 +55,7 @@ def test_step_marks_exactly_above_the_threshold(program: CompiledProgram, src: s
 
 def test_not_ect_is_never_touched(program: CompiledProgram) -> None:
     fab = fabric(program)
-    fab.add("ecn_config", [M.Exact(2)], "mark_ecn_step", (0,))
+    fab.set_ecn_step(2, 0)
     pkts = [Frame(ecn=0, sport=i) for i in range(10)]
     assert burst(fab, pkts) == [route(p, ROUTER, NH).bytes() for p in pkts]
     ce = [Frame(ecn=3, sport=i) for i in range(10)]
@@ -73,7 +72,7 @@ def test_ports_without_config_do_not_mark(program: CompiledProgram) -> None:
 def test_red_ramp(program: CompiledProgram) -> None:
     k_min, k_max, p_max = 10, 50, 128  # P(mark) rises from 0 at 10 to 1/2 at 50, then 1
     fab = fabric(program, seed=7)
-    fab.add("ecn_config", [M.Exact(2)], "mark_ecn_red", (k_min, k_max, p_max))
+    fab.set_ecn_red(2, k_min, k_max, p_max)
     marks: dict[int, int] = {}
     seen: dict[int, int] = {}
     for _ in range(5):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from controller.lb import IntCollector, IntWatch
 from softswitch.codegen.program import CompiledProgram
-from softswitch.engine import matches as M
 
 from .fabric import Fabric
-from .packets import Frame, ip_int, ipv4_header, mac_int, route, with_udp_checksum
+from .packets import Frame, ip_int, ipv4_header, route, with_udp_checksum
 
 MACS = {1: "00:00:00:00:aa:01", 2: "00:00:00:00:aa:02", 3: "00:00:00:00:aa:03"}
 H2 = "00:00:00:00:02:01"
@@ -30,7 +30,7 @@ def switch(program: CompiledProgram, k: int, mtu: int = 1500) -> Fabric:
     fab.add_group(1, "ecmp", 1)
     fab.add_member(1, 0, 2, MACS.get(k + 1, H2))
     for port in (1, 2):
-        fab.add("int_ports", [M.Exact(port)], "enable_int", (k, mtu))
+        fab.enable_int(port, k, mtu)
     return fab
 
 
@@ -38,25 +38,9 @@ def chain(
     program: CompiledProgram, hops: int = 8, ins: int = BASIC, mtu2: int = 1500
 ) -> list[Fabric]:
     s1, s2, s3 = switch(program, 1), switch(program, 2, mtu2), switch(program, 3)
-    udp_any = [
-        M.Ternary(0, 0),
-        M.Ternary(0, 0),
-        M.Ternary(17, 0xFF),
-        M.Ternary(0, 0),
-        M.Ternary(0, 0),
-    ]
-    s1.add("int_watchlist", udp_any, "mark_int_source", (hops, ins), priority=10)
-    s3.add("int_sink_ports", [M.Exact(2)], "mark_int_sink")
-    report = (
-        mac_int(MACS[3]),
-        mac_int(COLLECTOR_MAC),
-        ip_int("10.0.0.3"),
-        ip_int("10.0.0.100"),
-        40000,
-        32766,
-    )
-    s3.add("int_report", [M.Exact(3)], "encap_report", report)
-    s3.clone_session(s3.c["INT_REPORT_SESSION"], 3)
+    s1.add_int_watch(IntWatch(ip_proto=17), hops, ins)
+    s3.add_int_sink(2)
+    s3.add_int_report(3, "10.0.0.3", IntCollector("10.0.0.100", COLLECTOR_MAC, src_port=40000))
     return [s1, s2, s3]
 
 

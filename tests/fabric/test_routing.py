@@ -8,7 +8,6 @@ from dataclasses import replace
 import pytest
 
 from softswitch.codegen.program import CompiledProgram
-from softswitch.engine import matches as M
 
 from .fabric import Fabric
 from .packets import (
@@ -19,10 +18,8 @@ from .packets import (
     arp,
     csum16,
     ethernet,
-    ip_int,
     ipv4,
     ipv4_header,
-    mac_int,
     route,
 )
 
@@ -108,7 +105,7 @@ def arp_request(target: str) -> bytes:
 
 
 def test_arp_request_is_answered_from_the_table(fab: Fabric) -> None:
-    fab.add("arp_responder", [M.Exact(ip_int("10.0.1.254"))], "reply_arp", (mac_int(ROUTER),))
+    fab.add_arp_reply("10.0.1.254", ROUTER)
     out = fab.send(1, arp_request("10.0.1.254"))
     reply = ethernet("00:00:00:00:01:01", ROUTER, ETH_ARP) + arp(
         2, ROUTER, "10.0.1.254", "00:00:00:00:01:01", "10.0.1.1"
