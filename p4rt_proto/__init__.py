@@ -133,7 +133,13 @@ class OldStyleProtoFinder:
         import importlib.util
 
         loader = _DescriptorLoader(spec.origin, *found)
-        return importlib.util.spec_from_file_location(fullname, spec.origin, loader=loader)
+        # a loader by protocol (create_module/exec_module), not an importlib.abc subclass:
+        # importlib.abc is too costly to import at every start-up
+        return importlib.util.spec_from_file_location(
+            fullname,
+            spec.origin,
+            loader=loader,  # type: ignore[arg-type]
+        )
 
 
 def install() -> None:

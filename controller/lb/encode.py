@@ -309,12 +309,12 @@ class FabricEncoder:
         if policy.cnp is not None:
             out += [self.cnp(p, policy.cnp) for p in ports]
             out += [self.cnp_session(p) for p in ports]
-        if policy.int is not None:
+        if policy.int_md is not None:
             out += self._int_entities(intent, policy)
         return out
 
     def _int_entities(self, intent: SwitchIntent, policy: Policy) -> list[Entity]:
-        ip = policy.int
+        ip = policy.int_md
         assert ip is not None
         hosts = intent.ports_with("host")
         out: list[Entity] = []

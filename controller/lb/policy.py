@@ -239,7 +239,7 @@ class Policy:
     ecn: EcnStep | EcnRed | None = None
     trim: Trim | None = None
     cnp: Cnp | None = None
-    int: IntPolicy | None = None
+    int_md: IntPolicy | None = None  # INT-MD (the file's `int` section)
     mtu: int = 1500
     port_mtu: Mapping[int, int] = field(default_factory=dict)
 

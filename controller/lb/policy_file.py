@@ -193,6 +193,21 @@ _WATCH_KEYS = ("ip_src", "ip_dst", "ip_proto", "l4_sport", "l4_dport", "priority
 _COLLECTOR_KEYS = ("ip", "mac", "udp_port", "switch", "port", "src_port", "truncate_bytes")
 
 
+def _watch(r: _Reader, item: Any, k: str) -> IntWatch:
+    w = r.mapping(item, k, _WATCH_KEYS)
+    return r.build(
+        k,
+        lambda: IntWatch(
+            ip_src=r.opt_str(w, k, "ip_src"),
+            ip_dst=r.opt_str(w, k, "ip_dst"),
+            ip_proto=r.opt_int(w, k, "ip_proto"),
+            l4_sport=r.opt_int(w, k, "l4_sport"),
+            l4_dport=r.opt_int(w, k, "l4_dport"),
+            priority=r.integer(w, k, "priority", 10),
+        ),
+    )
+
+
 def _int(r: _Reader, raw: Any) -> IntPolicy:
     key = "int"
     m = r.mapping(raw, key, ("max_hops", "instructions", "watchlist", "collector"))
@@ -211,23 +226,7 @@ def _int(r: _Reader, raw: Any) -> IntPolicy:
     wk = _join(key, "watchlist")
     if not isinstance(wl, list):
         raise r.fail(wk, f"expected a list, got {_kind(wl)}")
-    watch = []
-    for i, item in enumerate(wl):
-        k = f"{wk}[{i}]"
-        w = r.mapping(item, k, _WATCH_KEYS)
-        watch.append(
-            r.build(
-                k,
-                lambda w=w, k=k: IntWatch(
-                    ip_src=r.opt_str(w, k, "ip_src"),
-                    ip_dst=r.opt_str(w, k, "ip_dst"),
-                    ip_proto=r.opt_int(w, k, "ip_proto"),
-                    l4_sport=r.opt_int(w, k, "l4_sport"),
-                    l4_dport=r.opt_int(w, k, "l4_dport"),
-                    priority=r.integer(w, k, "priority", 10),
-                ),
-            )
-        )
+    watch = [_watch(r, item, f"{wk}[{i}]") for i, item in enumerate(wl)]
     collector = None
     if m.get("collector") is not None:
         ck = _join(key, "collector")
@@ -285,7 +284,7 @@ def parse_policy(data: Any, source: str = "<policy>") -> Policy:
         ecn=_ecn(r, top.get("ecn")),
         trim=_trim(r, top["trim"]) if top.get("trim") is not None else None,
         cnp=_cnp(r, top["cnp"]) if top.get("cnp") is not None else None,
-        int=_int(r, top["int"]) if top.get("int") is not None else None,
+        int_md=_int(r, top["int"]) if top.get("int") is not None else None,
         mtu=mtu,
         port_mtu=port_mtu,
     )

@@ -53,7 +53,7 @@ POLICY = Policy(
     ecn=EcnRed(10, 40, 64),
     trim=Trim(48, dscp=46, priority=1),
     cnp=Cnp(16, interval_us=50, dscp=48),
-    int=IntPolicy(
+    int_md=IntPolicy(
         watchlist=(
             IntWatch(ip_dst="10.0.0.0/8", ip_proto=17, l4_dport=4791, priority=20),
             IntWatch(ip_src="2001:db8::/32"),

@@ -31,9 +31,9 @@ def test_the_default_policy_loads() -> None:
     assert p.ecn == EcnStep(20)
     assert p.trim == Trim(48, 46, 1)
     assert p.cnp == Cnp(16, 50, 48)
-    assert p.int is not None and p.int.max_hops == 8
-    assert p.int.instructions == 0xF000
-    assert [(w.ip_proto, w.l4_dport, w.priority) for w in p.int.watchlist] == [(17, 4791, 10)]
+    assert p.int_md is not None and p.int_md.max_hops == 8
+    assert p.int_md.instructions == 0xF000
+    assert [(w.ip_proto, w.l4_dport, w.priority) for w in p.int_md.watchlist] == [(17, 4791, 10)]
     assert p.mtu == 1500
 
 
@@ -63,8 +63,8 @@ mtu: {default: 1500, ports: {3: 9000, 4: 4000}}
     assert p.group_mode(1) == p.mode
     assert p.ecn == EcnRed(5, 40, 32)
     assert p.trim is None and p.cnp is None
-    assert p.int is not None and p.int.instructions == instruction_bitmap(("switch_id",))
-    assert p.int.collector == IntCollector(
+    assert p.int_md is not None and p.int_md.instructions == instruction_bitmap(("switch_id",))
+    assert p.int_md.collector == IntCollector(
         "10.0.100.1", "00:00:00:00:64:01", switch="leaf1", port=7, truncate_bytes=128
     )
     assert (p.mtu_of(3), p.mtu_of(4), p.mtu_of(5)) == (9000, 4000, 1500)
@@ -137,7 +137,7 @@ def test_command_line_flags_override_the_file() -> None:
     assert p.trim == Trim(10, 46, 1)
     assert p.cnp == Cnp(4, 20, 40)
     assert p.mtu == 9000
-    assert p.int is not None  # kept from the file
+    assert p.int_md is not None  # kept from the file
     assert policy_from_args(_flags("--lb-mode", "spray_round_robin")).mode == GroupMode(
         "spray", spray="round_robin"
     )
