@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
 	$(BIN)/python -m bench.fabric_bench
 	$(BIN)/python -m bench.p4runtime_bench
+	$(BIN)/python -m bench.routing_bench
 
 ptf: $(STAMP)
 	$(BIN)/python ptf_tests/run.py --target $(TARGET)

@@ -24,6 +24,10 @@ def output(path: str | None) -> Iterator[TextIO]:
         sys.stdout.flush()
         return
     target = Path(path)
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write in place
+        with target.open("w") as f:
+            yield f
+        return
     tmp = target.with_name(f".{target.name}.tmp")
     try:
         with tmp.open("w") as f:

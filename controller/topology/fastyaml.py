@@ -63,8 +63,21 @@ def _scalar(text: str, cache: dict[str, Any]) -> Any:
     return v
 
 
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def _entry(body: str, cache: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if "[" not in body and '"' not in body and "#" not in body:
+        # the common case (hosts, links): plain `key: value` pairs
+        for pair in body.split(","):
+            key, sep, raw = pair.partition(": ")
+            key = key.strip()
+            raw = raw.strip()
+            if not sep or not raw or not _KEY.match(key) or "{" in raw or "}" in raw:
+                raise _Bail
+            out[key] = _scalar(raw, cache)
+        return out
     pos = 0
     end = len(body)
     while pos < end:

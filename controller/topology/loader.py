@@ -26,6 +26,7 @@ from .model import (
     TopologyError,
 )
 from .units import format_mac, mac_from_int, parse_delay, parse_loss, parse_rate
+from .validate import parse_ipv4
 
 __all__ = ["host_mac_for", "load_topology", "parse_topology"]
 
@@ -120,6 +121,8 @@ def _parsed(parse: Callable[[object], T], value: object, path: str, cache: dict)
 
 
 def _ip(value: object, path: str) -> str:
+    if parse_ipv4(value) is not None:
+        return value  # type: ignore[return-value]  # already canonical
     try:
         return str(ipaddress.IPv4Address(value if isinstance(value, str) else ""))
     except ValueError:

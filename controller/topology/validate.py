@@ -26,7 +26,7 @@ from .units import parse_mac
 if TYPE_CHECKING:
     from .model import Topology
 
-__all__ = ["CPU_PORT", "MAX_PORT", "validate"]
+__all__ = ["CPU_PORT", "MAX_PORT", "parse_ipv4", "validate"]
 
 MAX_PORT = 510  # 9-bit ports; 511 is BMv2's drop port
 CPU_PORT = 255  # fabric.p4's default CPU port (simple_switch_grpc --cpu-port 255)
@@ -56,7 +56,7 @@ def _check_link_params(rate: object, delay: object, loss: object, path: str) -> 
         raise TopologyError(f"loss must be between 0 and 1, got {loss!r}", f"{path}.loss")
 
 
-def _ipv4(text: object) -> int | None:
+def parse_ipv4(text: object) -> int | None:
     """The IPv4 address as an int, or None (the same strings `ipaddress` accepts)."""
     if type(text) is not str:
         return None
@@ -90,32 +90,46 @@ def _ok_port(port: object) -> bool:
 
 
 def _mac(value: str, path: str) -> int:
+    if type(value) is str and len(value) == 17 and value[2::3] == ":::::":
+        digits = value.replace(":", "")
+        if digits.isalnum() and digits.isascii():
+            try:
+                return int(digits, 16)
+            except ValueError:
+                pass
     try:
         return parse_mac(value)
     except ValueError as e:
         raise TopologyError(str(e), path) from None
 
 
+def _where(at: tuple[str, int]) -> str:
+    return f"{at[0]}[{at[1]}]"
+
+
 def validate(topo: Topology) -> None:
     """Raise `TopologyError` for the first problem found (see the module docstring)."""
     if not isinstance(topo.name, str) or not topo.name:
         raise TopologyError("a topology needs a non-empty name", "name")
-    names: dict[str, str] = {}
+    # where things were first seen, as (section, index); paths are formatted on error only
+    names: dict[str, tuple[str, int]] = {}
     device_ids: dict[int, str] = {}
     grpc: dict[str, str] = {}
     macs: dict[int, str] = {}
     nets: list[tuple[int, int, str]] = []  # (first, last, path)
-    switch_nets: dict[str, list[tuple[int, int]]] = {}
+    switch_nets: dict[str, tuple[tuple[int, int], ...]] = {}
     planes: dict[str, int] = {}
-    used_ports: dict[tuple[str, int], str] = {}
+    used_ports: dict[tuple[str, int], tuple[str, int]] = {}
 
     for i, s in enumerate(topo.switches):
         path = f"switches[{i}]"
         if not isinstance(s.name, str) or not s.name:
             raise TopologyError("a switch needs a non-empty name", f"{path}.name")
         if s.name in names:
-            raise TopologyError(f"duplicate name {s.name!r} (also {names[s.name]})", f"{path}.name")
-        names[s.name] = path
+            raise TopologyError(
+                f"duplicate name {s.name!r} (also {_where(names[s.name])})", f"{path}.name"
+            )
+        names[s.name] = ("switches", i)
         planes[s.name] = s.plane
         if not isinstance(s.device_id, int) or not 0 <= s.device_id < 2**32:
             raise TopologyError(
@@ -159,96 +173,104 @@ def validate(topo: Topology) -> None:
             first, last = int(net.network_address), int(net.broadcast_address)
             nets.append((first, last, f"{path}.subnets[{j}]"))
             mine.append((first, last))
-        switch_nets[s.name] = mine
+        switch_nets[s.name] = tuple(mine)
 
     nets.sort()
     for (_, last, p1), (first, _, p2) in zip(nets, nets[1:], strict=False):
         if first <= last:
             raise TopologyError(f"prefix overlaps {p1}", p2)
 
-    ips: dict[int, str] = {}
+    ips: dict[int, int] = {}
+    host_macs: dict[int, int] = {}
     for i, h in enumerate(topo.hosts):
-        path = f"hosts[{i}]"
-        if not isinstance(h.name, str) or not h.name:
-            raise TopologyError("a host needs a non-empty name", f"{path}.name")
-        if h.name in names:
-            raise TopologyError(f"duplicate name {h.name!r} (also {names[h.name]})", f"{path}.name")
-        names[h.name] = path
-        if h.switch not in switch_nets:
-            what = "a host" if h.switch in names else "unknown"
-            raise TopologyError(f"{what} switch {h.switch!r}", f"{path}.switch")
-        port = h.port if _ok_port(h.port) else _check_port(h.port, f"{path}.port")
-        key = (h.switch, port)
+        name, switch = h.name, h.switch
+        if not isinstance(name, str) or not name:
+            raise TopologyError("a host needs a non-empty name", f"hosts[{i}].name")
+        if name in names:
+            raise TopologyError(
+                f"duplicate name {name!r} (also {_where(names[name])})", f"hosts[{i}].name"
+            )
+        names[name] = ("hosts", i)
+        mine_nets = switch_nets.get(switch)
+        if mine_nets is None:
+            what = "a host" if switch in names else "unknown"
+            raise TopologyError(f"{what} switch {switch!r}", f"hosts[{i}].switch")
+        port = h.port if _ok_port(h.port) else _check_port(h.port, f"hosts[{i}].port")
+        key = (switch, port)
         if key in used_ports:
             raise TopologyError(
-                f"port {port} of {h.switch} is already used by {used_ports[key]}", f"{path}.port"
+                f"port {port} of {switch} is already used by {_where(used_ports[key])}",
+                f"hosts[{i}].port",
             )
-        used_ports[key] = path
-        ip = _ipv4(h.ip)
+        used_ports[key] = ("hosts", i)
+        ip = parse_ipv4(h.ip)
         if ip is None:
             raise TopologyError(
-                f"expected an IPv4 address like 10.0.1.2, got {h.ip!r}", f"{path}.ip"
+                f"expected an IPv4 address like 10.0.1.2, got {h.ip!r}", f"hosts[{i}].ip"
             )
         if ip in ips:
-            raise TopologyError(f"duplicate IP {h.ip} (also {ips[ip]})", f"{path}.ip")
-        ips[ip] = path
-        if not any(first <= ip <= last for first, last in switch_nets[h.switch]):
+            raise TopologyError(f"duplicate IP {h.ip} (also hosts[{ips[ip]}])", f"hosts[{i}].ip")
+        ips[ip] = i
+        for first, last in mine_nets:
+            if first <= ip <= last:
+                break
+        else:
             raise TopologyError(
-                f"{h.ip} is not inside a subnet of {h.switch} "
-                f"({', '.join(_subnets_of(topo, h.switch)) or 'it has none'})",
-                f"{path}.ip",
+                f"{h.ip} is not inside a subnet of {switch} "
+                f"({', '.join(_subnets_of(topo, switch)) or 'it has none'})",
+                f"hosts[{i}].ip",
             )
-        mac = _mac(h.mac, f"{path}.mac")
-        if mac in macs:
-            raise TopologyError(f"duplicate MAC {h.mac} (also {macs[mac]})", f"{path}.mac")
-        macs[mac] = f"{path}.mac"
-        if h.plane != planes[h.switch]:
+        mac = _mac(h.mac, f"hosts[{i}].mac")
+        if mac in host_macs or mac in macs:
+            also = f"hosts[{host_macs[mac]}].mac" if mac in host_macs else macs[mac]
+            raise TopologyError(f"duplicate MAC {h.mac} (also {also})", f"hosts[{i}].mac")
+        host_macs[mac] = i
+        if h.plane != planes[switch]:
             raise TopologyError(
-                f"plane {h.plane} differs from the plane of {h.switch} ({planes[h.switch]})",
-                f"{path}.plane",
+                f"plane {h.plane} differs from the plane of {switch} ({planes[switch]})",
+                f"hosts[{i}].plane",
             )
         if not _ok_params(h.rate_bps, h.delay_ns, h.loss):
-            _check_link_params(h.rate_bps, h.delay_ns, h.loss, path)
+            _check_link_params(h.rate_bps, h.delay_ns, h.loss, f"hosts[{i}]")
 
-    pairs: dict[frozenset[str], str] = {}
+    pairs: dict[frozenset[str], int] = {}
     for i, link in enumerate(topo.links):
-        path = f"links[{i}]"
-        for end, node in (("a", link.a), ("b", link.b)):
+        a, b, a_port, b_port = link.a, link.b, link.a_port, link.b_port
+        for end, node in (("a", a), ("b", b)):
             if node not in switch_nets:
                 if node in names:
                     raise TopologyError(
                         f"{node} is a host: attach hosts with their own switch and port",
-                        f"{path}.{end}",
+                        f"links[{i}].{end}",
                     )
-                raise TopologyError(f"unknown switch {node!r}", f"{path}.{end}")
-        if link.a == link.b:
-            raise TopologyError(f"a link from {link.a} to itself", f"{path}.b")
-        for end, node, port in (("a", link.a, link.a_port), ("b", link.b, link.b_port)):
+                raise TopologyError(f"unknown switch {node!r}", f"links[{i}].{end}")
+        if a == b:
+            raise TopologyError(f"a link from {a} to itself", f"links[{i}].b")
+        for end, node, port in (("a", a, a_port), ("b", b, b_port)):
             if not _ok_port(port):
-                _check_port(port, f"{path}.{end}_port")
+                _check_port(port, f"links[{i}].{end}_port")
             key = (node, port)
             if key in used_ports:
                 raise TopologyError(
-                    f"port {port} of {node} is already used by {used_ports[key]}",
-                    f"{path}.{end}_port",
+                    f"port {port} of {node} is already used by {_where(used_ports[key])}",
+                    f"links[{i}].{end}_port",
                 )
-            used_ports[key] = path
-        pair = frozenset((link.a, link.b))
+            used_ports[key] = ("links", i)
+        pair = frozenset((a, b))
         if pair in pairs:
             raise TopologyError(
-                f"a second link between {link.a} and {link.b} (also {pairs[pair]}); "
+                f"a second link between {a} and {b} (also links[{pairs[pair]}]); "
                 "parallel links are not supported",
-                path,
+                f"links[{i}]",
             )
-        pairs[pair] = path
-        if planes[link.a] != planes[link.b]:
+        pairs[pair] = i
+        if planes[a] != planes[b]:
             raise TopologyError(
-                f"joins plane {planes[link.a]} ({link.a}) and plane {planes[link.b]} ({link.b}); "
-                "planes are disjoint",
-                path,
+                f"joins plane {planes[a]} ({a}) and plane {planes[b]} ({b}); planes are disjoint",
+                f"links[{i}]",
             )
         if not _ok_params(link.rate_bps, link.delay_ns, link.loss):
-            _check_link_params(link.rate_bps, link.delay_ns, link.loss, path)
+            _check_link_params(link.rate_bps, link.delay_ns, link.loss, f"links[{i}]")
 
 
 def _subnets_of(topo: Topology, switch: str) -> tuple[str, ...]:

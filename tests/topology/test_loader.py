@@ -196,6 +196,12 @@ def test_round_trip_keeps_odd_values() -> None:
         "{x: 1.5G, y: 0.5us, z: 10.0.0.0/24, w: 10.1.2.3}",
         "{x: [], y: [a, b/c]}",
         "{x: 1, x: 2}",
+        "{x: a, y: b c}",
+        "{x: 1,y: 2}",
+        "{x:1}",
+        "{x: a: b}",
+        "{x: a}b}",
+        "{ x: 7 , y: h1 }",
     ],
 )
 def test_fast_reader_agrees_with_pyyaml(entry: str) -> None:
