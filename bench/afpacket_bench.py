@@ -61,6 +61,7 @@ class Bench:
             capture_output=True,
         )
         n = self.ns
+        ip("-n", n, "link", "set", "lo", "up")  # the switch's gRPC port must answer on it
         for a, b in ((f"{n}h1", f"{n}s1"), (f"{n}s2", f"{n}h2")):
             ip("-n", n, "link", "add", a, "type", "veth", "peer", "name", b)
             ip("-n", n, "link", "set", a, "up")
