@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller.targets import softswitch_command
 from softswitch.compiler import compile_text
 
 # The first byte of a frame names the output port; a frame whose second byte is 0xD1
@@ -53,11 +54,8 @@ def compiled(source: str = DST_FWD):  # type: ignore[no-untyped-def]
 
 
 def softswitch_cmd() -> list[str]:
-    """The `softswitch` command of this venv (the console script, else `-m`)."""
-    exe = Path(sys.executable).with_name("softswitch")
-    if exe.exists():
-        return [str(exe)]
-    return [sys.executable, "-m", "softswitch.cli"]
+    """The `softswitch` command of this venv (the launcher's resolution)."""
+    return softswitch_command()
 
 
 def have_grpc_server() -> bool:
@@ -71,7 +69,9 @@ def have_grpc_server() -> bool:
 
 class SwitchProcess:
     """A `softswitch` subprocess whose stdout lines are collected by a thread; stopped by
-    its PID. Used as a context manager, it never outlives the test."""
+    its PID. Used as a context manager, it never outlives the test. This one observes the
+    command's own output and exit codes (what these tests check); other tests start
+    switches with the project's launcher, `controller.targets.SwitchProcess`."""
 
     def __init__(
         self, args: list[str], cwd: Path | None = None, prefix: Sequence[str] = ()
