@@ -229,6 +229,14 @@ class FabricTest(BaseTest):
     def add_clone_session(self, session: int, port: int, packet_length: int = 0) -> None:
         self.insert(self.sw.clone_session(session, [port], packet_length_bytes=packet_length))
 
+    def add_cnp_session(self, port: int) -> None:
+        """Clone session CNP_SESSION_BASE + port: CNPs back out of `port`."""
+        self.insert(self.enc.cnp_session(port))
+
+    def add_int_session(self, port: int, packet_length: int = 0) -> None:
+        """Clone session INT_REPORT_SESSION: reports out of `port`."""
+        self.insert(self.enc.int_session(port, packet_length))
+
     # ------------------------------------------------------------ congestion verbs
     def set_ecn_step(self, port: int, threshold: int) -> TableEntry:
         return self._insert_one(self.enc.ecn(port, EcnStep(threshold)))

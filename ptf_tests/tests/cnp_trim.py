@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from controller.lb import Cnp
 from ptf_tests.lib.fabric_test import FabricTest, next_hop_mac
 from ptf_tests.lib.packets import (
     ROUTER_MAC,
@@ -42,7 +43,7 @@ class CnpTest(CongestionTest):
     def runTest(self) -> None:
         self.congest(DATA_PORT, backlog=20)  # port_queue_depth 18, falling 4 per second
         self.set_cnp(DATA_PORT, threshold=5, interval_us=INTERVAL_US, dscp=48)
-        self.add_clone_session(self.c["CNP_SESSION_BASE"] + HOST_PORT, HOST_PORT)
+        self.add_cnp_session(HOST_PORT)
         before = self.counter("cnp_counter", HOST_PORT)
         data = roce_packet(qp=0x123456, psn=77, ident=0x77, ecn=2, payload=bytes(200))
         self.send(HOST_PORT, data)
@@ -65,18 +66,11 @@ class NoCnpTest(CongestionTest):
 
     def runTest(self) -> None:
         self.congest(DATA_PORT, backlog=10)  # depth 8
-        cfg = self.set_cnp(DATA_PORT, threshold=8, interval_us=INTERVAL_US, dscp=48)
-        self.add_clone_session(self.c["CNP_SESSION_BASE"] + HOST_PORT, HOST_PORT)
+        self.set_cnp(DATA_PORT, threshold=8, interval_us=INTERVAL_US, dscp=48)
+        self.add_cnp_session(HOST_PORT)
         self.send(HOST_PORT, roce_packet())
         self.expect_nothing(timeout=0.1)
-        self.modify(
-            self.sw.table_entry(
-                cfg.table,
-                {"eg_port": DATA_PORT},
-                "notify_above",
-                {"queue_threshold": 1, "interval_us": INTERVAL_US, "dscp": 48},
-            )
-        )
+        self.modify(self.enc.cnp(DATA_PORT, Cnp(1, INTERVAL_US, 48)))
         self.send(HOST_PORT, udp_packet(sport=4791, dport=4791 + 1))
         self.expect_nothing(timeout=0.1)
 

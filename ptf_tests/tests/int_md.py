@@ -113,7 +113,7 @@ class IntTest(FabricTest):
 
     def collector(self) -> None:
         self.add_int_report(COLLECTOR, **REPORT)
-        self.add_clone_session(self.c["INT_REPORT_SESSION"], COLLECTOR)
+        self.add_int_session(COLLECTOR)
 
     def routed(self, pkt: Packet) -> Packet:
         return route(pkt, ROUTER_MAC, next_hop_mac(OUT))
@@ -211,14 +211,7 @@ class MtuTest(IntTest):
         pkt = udp_packet(dport=4444)
         arriving = self.upstream(pkt)
         ip_len = len(arriving) - 14
-        self.modify(
-            self.sw.table_entry(
-                "int_ports",
-                {"eg_port": OUT},
-                "enable_int",
-                {"switch_id": SWITCH_ID, "mtu": ip_len + 31},
-            )
-        )
+        self.modify(self.enc.int_port(OUT, SWITCH_ID, mtu=ip_len + 31))
         self.send(IN, arriving)
         md = md_header(7, BASIC, m=1)
         exp = self.routed(with_int(pkt, self.int_port, hop(UPSTREAM_ID, 1, 2), 8, md))
