@@ -26,7 +26,7 @@ _TOKEN_RE = re.compile(
     (?P<ws>[ \t\r\f\v]+)
   | (?P<nl>\n)
   | (?P<int>(?:\d+[ws])?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|0[dD][0-9_]+|\d[0-9_]*))
-  | (?P<str>"(?:[^"\\\n]|\\.)*")
+  | (?P<str>"(?:[^"\\]|\\[\s\S])*")
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<punct>\|\+\|=|\|-\|=|<<=|>>=|\+=|-=|\*=|/=|%=|&=|\|=|\^=|&&&|\|\+\||\|-\||\.\.|<<|<=|>=|==|!=|&&|\|\||\+\+|[-+*/%&|^~!<>=?:;,.(){}\[\]@#])
     """,
@@ -65,6 +65,9 @@ def raw_tokens(text: str, filename: str = "<input>") -> list[RawToken]:
             line_start = m.end()
         elif kind != "ws":
             out.append(RawToken(kind, m.group(), pos, line, pos - line_start + 1, m.end()))
+            if kind == "str" and "\n" in m.group():  # p4c's strings may span lines
+                line += m.group().count("\n")
+                line_start = pos + m.group().rindex("\n") + 1
         pos = m.end()
     return out
 

@@ -28,10 +28,17 @@ spaces, so columns on an output line match the source line it came from
 (except after a line splice or a macro invocation spanning several lines,
 whose expansion is placed on its first line).
 
-As in ``cpp -x assembler-with-cpp``, a single quote is an ordinary character
-(P4 has no character literals), ``#`` in a function-like macro body that is
-not followed by a parameter is kept literally, and a ``##`` paste that does
-not form a single token leaves the two tokens side by side.
+As in ``cpp -x assembler-with-cpp``, ``#`` in a function-like macro body that
+is not followed by a parameter is kept literally, a ``##`` paste that does not
+form a single token leaves the two tokens side by side, and a quote that is not
+closed on its line quotes the rest of the line.
+
+A string literal may span lines (p4c's lexer accepts it; SAI-P4-style programs
+put multi-line ``@entry_restriction("...")`` bodies in annotations).  cpp does
+not know the string continues, and p4c runs it with ``-C``: on the following
+lines of such a string, comments are kept as text, macros are expanded and runs
+of blanks between tokens become one space, so those lines are rewritten as cpp
+writes them, and the string's text is the one p4c puts in P4Info.
 """
 
 from __future__ import annotations
@@ -162,28 +169,44 @@ def preprocess_text(
 
 # A string literal (possibly unterminated at end of line), or a comment opener.
 _CODE_RE = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?$)|//|/\*')
+# The rest of a string literal that began on an earlier line, up to its closing quote.
+_STRING_REST_RE = re.compile(r'(?:[^"\\]|\\.)*"')
+_CLOSED_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+# Where a line starts or ends, lexically.
+_IN_CODE = 0
+_IN_COMMENT = 1  # inside a /* */ comment
+_IN_STRING = 2  # inside a string literal begun on an earlier line
 
 
-def _blank_comments(s: str, in_comment: bool) -> tuple[str, bool, int]:
+def _blank_comments(s: str, state: int) -> tuple[str, int, int]:
     """Replace comments in ``s`` by spaces of equal length.
 
-    ``in_comment`` says whether ``s`` starts inside a block comment.  Returns
-    the blanked text, whether it ends inside a block comment, and the column
-    (0-based) of the opener of that still-open comment (-1 if none opened here).
+    ``state`` says whether ``s`` starts in code, inside a block comment or inside
+    a string literal (whose text, comment-like or not, is kept).  Returns the
+    blanked text, the state at its end, and the column (0-based) of the opener
+    of a block comment still open at its end (-1 if none opened here).
     """
     out: list[str] = []
     i = 0
     n = len(s)
     open_col = -1
+    if state == _IN_STRING:
+        m = _STRING_REST_RE.match(s)
+        if m is None:
+            return s, _IN_STRING, -1
+        out.append(m.group())
+        i = m.end()
+        state = _IN_CODE
     while i < n:
-        if in_comment:
+        if state == _IN_COMMENT:
             end = s.find("*/", i)
             if end < 0:
                 out.append(" " * (n - i))
                 break
             out.append(" " * (end + 2 - i))
             i = end + 2
-            in_comment = False
+            state = _IN_CODE
             open_col = -1
             continue
         m = _CODE_RE.search(s, i)
@@ -198,12 +221,14 @@ def _blank_comments(s: str, in_comment: bool) -> tuple[str, bool, int]:
         if found == "/*":
             out.append("  ")
             open_col = m.start()
-            in_comment = True
+            state = _IN_COMMENT
             i = m.end()
             continue
         out.append(found)
         i = m.end()
-    return "".join(out), in_comment, open_col
+        if _CLOSED_STRING_RE.fullmatch(found) is None:
+            state = _IN_STRING  # the string goes on on the next line
+    return "".join(out), state, open_col
 
 
 @dataclass(slots=True)
@@ -214,6 +239,8 @@ class _Entry:
     phys: int
     count: int
     directive: bool
+    in_string: bool = False  # starts inside a string literal begun on an earlier line
+    open_string: bool = False  # ends inside a string literal
 
 
 def _is_directive_text(text: str) -> bool:
@@ -247,28 +274,38 @@ def _split_entries(text: str, display: str) -> list[_Entry]:
         logical.append(("".join(pieces), start + 1, i - start))
 
     entries: list[_Entry] = []
-    in_comment = False
+    state = _IN_CODE
     comment_at = (0, 0)
     j = 0
     while j < len(logical):
         raw, first, count = logical[j]
         j += 1
-        blanked, in_comment, open_col = _blank_comments(raw, in_comment)
+        if state == _IN_STRING and _is_directive_text(raw):
+            # cpp still obeys a directive inside a string literal spanning lines
+            text = _blank_comments(raw, _IN_CODE)[0]
+            entries.append(_Entry(text, first, count, True, True, True))
+            continue
+        starts_in_string = state == _IN_STRING
+        blanked, state, open_col = _blank_comments(raw, state)
         if open_col >= 0:
             comment_at = (first, open_col + 1)
-        directive = _is_directive_text(blanked)
+        directive = not starts_in_string and _is_directive_text(blanked)
         # A block comment inside a directive is whitespace: the directive goes
         # on after the comment, even if the comment spans several lines.
-        while directive and in_comment and j < len(logical):
+        while directive and state == _IN_COMMENT and j < len(logical):
             raw2, first2, count2 = logical[j]
             j += 1
-            piece, in_comment, open_col = _blank_comments(raw2, True)
+            piece, state, open_col = _blank_comments(raw2, _IN_COMMENT)
             if open_col >= 0:
                 comment_at = (first2, open_col + 1)
             blanked += " " + piece
             count += count2
-        entries.append(_Entry(blanked, first, count, directive))
-    if in_comment:
+        if directive and state == _IN_STRING:
+            state = _IN_CODE  # a directive's quote does not reach the program text
+        entries.append(
+            _Entry(blanked, first, count, directive, starts_in_string, state == _IN_STRING)
+        )
+    if state == _IN_COMMENT:
         raise PreprocessError(display, comment_at[0], comment_at[1], "unterminated comment")
     return entries
 
@@ -283,6 +320,7 @@ _NUMBER = "number"
 _STRING = "string"
 _PUNCT = "punct"
 _OTHER = "other"
+_VERBATIM = "verbatim"  # a comment (kept only inside multi-line strings) or a 'quoted' run
 _PLACEMARKER = "pm"
 
 _TOKEN_RE = re.compile(
@@ -290,7 +328,8 @@ _TOKEN_RE = re.compile(
      (?P<ws>[ \t\f\v]+)
     |(?P<ident>[A-Za-z_][A-Za-z0-9_]*)
     |(?P<number>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
-    |(?P<string>"(?:[^"\\\n]|\\.)*")
+    |(?P<string>"(?:[^"\\\n]|\\.)*(?:"|$))
+    |(?P<verbatim>//.*|/\*.*?(?:\*/|$)|'(?:[^'\\\n]|\\.)*(?:'|$))
     |(?P<punct>\#\#|\.\.\.|&&&|\|\+\||\|-\||<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=
               |&&|\|\||[-+*/%&|^]=|::)
     |(?P<other>.)
@@ -341,6 +380,30 @@ def _render(toks: Sequence[_Tok]) -> str:
         if t.kind == _PLACEMARKER:
             continue
         if last is not None and not gap and (last.exp or t.exp) and _would_paste(last.text, t.text):
+            parts.append(" ")
+        parts.append(t.text)
+        last = t
+        gap = False
+    return "".join(parts)
+
+
+def _render_as_cpp(toks: Sequence[_Tok]) -> str:
+    """Tokens as cpp writes a line: the indentation kept (one space per blank),
+    one space wherever blanks separated tokens, no trailing blanks."""
+    parts: list[str] = []
+    k = 0
+    while k < len(toks) and toks[k].kind == _WS:
+        parts.append(" " * len(toks[k].text))
+        k += 1
+    last: _Tok | None = None
+    gap = False
+    for t in toks[k:]:
+        if t.kind == _WS:
+            gap = True
+            continue
+        if t.kind == _PLACEMARKER:
+            continue
+        if last is not None and (gap or ((last.exp or t.exp) and _would_paste(last.text, t.text))):
             parts.append(" ")
         parts.append(t.text)
         last = t
@@ -488,8 +551,14 @@ class _Preprocessor:
 
     def _text_line(self, entries: list[_Entry], i: int) -> int:
         e = entries[i]
+        if e.in_string:
+            # a line of a multi-line string literal: as cpp -C writes it
+            out = self._expand(_tokenize(e.text), True)
+            self._emit(_render_as_cpp(out), e.phys)
+            self._emit_blank(e.phys + 1, e.count - 1)
+            return i + 1
         if not self._may_expand(e.text):
-            self._emit(e.text.rstrip(), e.phys)
+            self._emit(e.text if e.open_string else e.text.rstrip(), e.phys)
             self._emit_blank(e.phys + 1, e.count - 1)
             return i + 1
         text = e.text
@@ -516,7 +585,8 @@ class _Preprocessor:
             except _ExpandError as err:
                 col = text.find(err.name) + 1 if err.name else 1
                 raise self._error(col, err.message) from None
-        self._emit(_render(out).rstrip(), e.phys)
+        text = _render(out)
+        self._emit(text if entries[last].open_string else text.rstrip(), e.phys)
         self._emit_blank(e.phys + 1, e.count - 1)
         for k in range(i + 1, last + 1):
             self._emit_blank(entries[k].phys, entries[k].count)

@@ -454,3 +454,66 @@ def test_origins_across_includes(tmp_path: Path) -> None:
 def test_preprocess_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(PreprocessError, match="cannot read file"):
         preprocess(tmp_path / "absent.p4")
+
+
+# ---------------------------------------------------------------- strings spanning lines
+# Expected lines are what `cpp -C -undef -nostdinc -x assembler-with-cpp` (as p4c runs
+# it) writes for the same input.
+
+
+def test_string_spanning_lines_keeps_comment_text_and_expands_macros() -> None:
+    src = (
+        "#define LIMIT 7\n"
+        '@entry_restriction("  keep   this  \n'
+        "\t\tx   <   LIMIT  // a   note on LIMIT  \n"
+        "   /* kept  LIMIT */  y   \n"
+        "  it's  LIMIT too  \n"
+        '  done ") table t;\n'
+    )
+    assert lines(pp(src)) == [
+        "",
+        '@entry_restriction("  keep   this  ',
+        "  x < 7 // a   note on LIMIT  ",
+        "   /* kept  LIMIT */ y",
+        "  it's  LIMIT too  ",
+        '  done ") table t;',
+    ]
+
+
+def test_string_spanning_lines_obeys_directives_and_ends_at_its_quote() -> None:
+    src = (
+        '@a("one\n'
+        "#ifdef NOPE\n"
+        "  two\n"
+        "#endif\n"
+        '  three")  // a comment after the string\n'
+        "x; /* gone */\n"
+    )
+    # (cpp keeps the comments outside the string; here they are blanks)
+    assert [ln.rstrip() for ln in lines(pp(src))] == ['@a("one', "", "", "", '  three")', "x;"]
+
+
+def test_multi_line_annotation_string_reaches_p4info() -> None:
+    from softswitch.compiler import compile_text
+    from softswitch.p4info import p4info_for
+    from tests.p4util import program
+
+    decls = (
+        "#define WIDE 0x0800\n"
+        "header h_t { bit<8> op; bit<8> a; bit<8> b; bit<8> c; }\n"
+        "control T(inout h_t h) {\n"
+        "    action set_a(bit<8> v) { h.a = v; }\n"
+        '    @entry_restriction("\n'
+        "        // op selects the rule   (not a comment to p4c)\n"
+        "        op   !=   WIDE;\n"
+        '    ") table rules { key = { h.op: ternary @name("op"); } actions = { set_a; } }\n'
+        "    apply { rules.apply(); }\n"
+        "}\n"
+    )
+    src = program(decls=decls, ingress="T() t; apply { t.apply(hdr.h); }")
+    info = p4info_for(compile_text(src, "multi.p4"))
+    [table] = info.tables
+    assert list(table.preamble.annotations) == [
+        '@entry_restriction("\n        // op selects the rule   (not a comment to p4c)\n'
+        '        op != 0x0800;\n    ")'
+    ]
