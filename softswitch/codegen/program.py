@@ -92,6 +92,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         self.type_names: dict[str, T.P4Type] = {}
         self.field_annotations: dict[str, dict[str, A.Annots]] = {}
         self.struct_types: dict[str, T.StructLikeType] = {}
+        self.odd_headers: dict[str, P4Unsupported] = {}  # header types BMv2 cannot hold
         self.warnings: list[str] = []
         self._names: set[str] = set()
         self._temps = 0

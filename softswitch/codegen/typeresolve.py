@@ -84,6 +84,8 @@ class TypeMixin:
             if not isinstance(sym, TypeSym):
                 raise P4TypeError.at(ref.pos, f"{ref.name}: unknown type")
             t = sym.type
+            if isinstance(t, T.StructLikeType) and t.name in self.odd_headers:
+                raise self.odd_headers[t.name]
             if ref.args and isinstance(t, T.ExternType):
                 args = tuple(self.resolve_type(a) for a in ref.args)
                 return T.ExternType(t.name, t.decl, args)
@@ -107,7 +109,9 @@ class TypeMixin:
         if d.kind == "header":
             width = sum(T.width_of(t) for t in fields.values())
             if width % 8 and not any(isinstance(t, T.VarbitType) for t in fields.values()):
-                raise P4Unsupported.at(
+                # refused where the type is used, as p4c-bm2-ss refuses only the header
+                # types a program instantiates (an unused @controller_header may be odd)
+                self.odd_headers[d.name] = P4Unsupported.at(
                     d.pos,
                     f"header {d.name} has fields totaling {width} bits: this target (as BMv2) "
                     "only supports headers of a multiple of 8 bits",

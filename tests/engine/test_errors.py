@@ -6,7 +6,7 @@ import pytest
 
 from softswitch.compiler import compile_text
 from softswitch.frontend.errors import P4Error
-from tests.p4util import program
+from tests.p4util import program, switch
 
 HDR = "header h_t { bit<8> a; bit<16> b; }"
 
@@ -119,3 +119,14 @@ def test_bmv2_target_restrictions() -> None:
 def test_headers_must_be_whole_bytes() -> None:
     src = program(decls="header h_t { bit<7> a; }")
     assert "multiple of 8 bits" in error_of(src)
+    assert f"bad.p4:{line_of(src, 'header h_t')}:" in error_of(src)
+
+
+def test_an_unused_odd_header_type_is_accepted() -> None:
+    """p4c-bm2-ss refuses only the header types a program instantiates (SAI-P4 declares
+    an 18-bit @controller_header it never uses)."""
+    src = program(
+        decls="header h_t { bit<8> op; bit<8> a; bit<8> b; bit<8> c; }\n"
+        '@controller_header("packet_in") header odd_t { bit<9> port; bit<9> other; }'
+    )
+    assert switch(src).process(1, b"\x01\x02\x03\x04") == [(0, b"\x01\x02\x03\x04")]
