@@ -86,18 +86,22 @@ def _extract(pk: PacketReader, h: Any) -> None:
 
 
 def _extract_varbit(pk: PacketReader, h: Any, nbits: int) -> None:
-    """Extract a header with one varbit field of `nbits` bits (BMv2's rules)."""
+    """Extract a header with one varbit field of `nbits` bits.
+
+    The errors in BMv2's order: `nbits` not whole bytes is ParserInvalidArgument, then
+    too little packet left is PacketTooShort, then more bits than the field holds is
+    HeaderTooShort (165 bits into a varbit<16> is ParserInvalidArgument)."""
     widths = h._widths
     fields = h.__slots__
     vidx = next(i for i, w in enumerate(widths) if _is_varbit(h, i))
     fixed = sum(w for i, w in enumerate(widths) if i != vidx)
-    if nbits > widths[vidx]:
-        raise _ParserError(HEADER_TOO_SHORT)
-    if (fixed + nbits) % 8:
+    if nbits % 8 or fixed % 8:
         raise _ParserError(PARSER_INVALID_ARGUMENT)
     n = (fixed + nbits) // 8
     if pk.off + n > len(pk.data):
         raise _ParserError(PACKET_TOO_SHORT)
+    if nbits > widths[vidx]:
+        raise _ParserError(HEADER_TOO_SHORT)
     v = int.from_bytes(pk.data[pk.off : pk.off + n], "big")
     shift = fixed + nbits
     for i, w in enumerate(widths):
@@ -133,6 +137,10 @@ def _lookahead_header(pk: PacketReader, cls: type) -> Any:
 
 
 def _advance(pk: PacketReader, nbits: int) -> None:
+    """Skip `nbits` bits: ParserInvalidArgument unless whole bytes (BMv2), then
+    PacketTooShort if the packet is shorter."""
+    if nbits % 8:
+        raise _ParserError(PARSER_INVALID_ARGUMENT)
     n = nbits // 8
     if pk.off + n > len(pk.data):
         raise _ParserError(PACKET_TOO_SHORT)
