@@ -15,6 +15,7 @@ from controller.targets import (
     SwitchProcess,
     SwitchSpec,
     SwitchStartError,
+    bmv2_available,
     compile_program,
     detect_target,
     stop_pid,
@@ -139,3 +140,18 @@ def test_detect_target_follows_path(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         (tmp_path / tool).write_text("#!/bin/sh\n")
         (tmp_path / tool).chmod(0o755)
     assert detect_target() == "bmv2"
+
+
+@pytest.mark.skipif(
+    not bmv2_available(), reason="BMv2 (simple_switch_grpc and p4c-bm2-ss) is not on PATH"
+)
+def test_bmv2_start_ready_stop(tmp_path: Path) -> None:
+    spec = SwitchSpec(target="bmv2", log_file=tmp_path / "bmv2.log")
+    with SwitchProcess(spec) as sw:
+        assert sw.alive() and sw.thrift_port is not None
+        with grpc.insecure_channel(sw.grpc_addr) as ch:
+            p4runtime_pb2_grpc.P4RuntimeStub(ch).Capabilities(
+                p4runtime_pb2.CapabilitiesRequest(), timeout=5
+            )
+        pid = sw.pid
+    assert not _pid_running(pid)
