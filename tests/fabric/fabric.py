@@ -37,6 +37,7 @@ from softswitch.v1model.switch import Switch
 
 ROOT = Path(__file__).resolve().parents[2]
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
+DEFINE_P4 = ROOT / "p4src" / "include" / "define.p4"
 
 
 @cache
