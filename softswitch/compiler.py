@@ -5,12 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .codegen import CompiledProgram, compile_program
+from .codegen import Architecture, compile_program
+from .frontend import ast as A
 from .frontend.errors import P4Error
 from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, preprocess, preprocess_text
+from .program_info import CompiledProgram
+from .v1model.arch import V1Model
 
-__all__ = ["TARGET_DEFINES", "P4Error", "compile_file", "compile_text", "with_target_defines"]
+__all__ = [
+    "TARGET_DEFINES",
+    "P4Error",
+    "architecture_for",
+    "compile_file",
+    "compile_preprocessed",
+    "compile_text",
+    "with_target_defines",
+]
 
 # what p4c-bm2-ss (the simple_switch back end) defines for every program
 TARGET_DEFINES = {"__TARGET_BMV2__": "1"}
@@ -20,15 +31,33 @@ def with_target_defines(defines: Mapping[str, str] | None) -> dict[str, str]:
     return {**TARGET_DEFINES, **(defines or {})}
 
 
-def _compile(pre: Preprocessed, name: str, trace: bool) -> CompiledProgram:
+def architecture_for(program: A.Program) -> Architecture:
+    """The architecture of the package `main` instantiates.
+
+    v1model is the only one softswitch has: it refuses other packages itself, with the
+    position of the instance, when it generates the package.
+    """
+    del program
+    return V1Model()
+
+
+def compile_preprocessed(pre: Preprocessed, name: str, trace: bool = False) -> CompiledProgram:
+    """Parse, check and generate an already preprocessed program (raises P4Error)."""
+
     def locate(line: int) -> tuple[str, int]:
-        if line <= 0:
+        if line <= 0 or not pre.origins:
             return (name, 0)
         src = pre.locate(line)
         return (src.file, src.line)
 
     program = parse_text(pre.text, name, locate)
-    compiled = compile_program(program, trace=trace)
+    compiled = compile_program(program, architecture_for(program), trace=trace)
+    compiled.name = name
+    return compiled
+
+
+def _compile(pre: Preprocessed, name: str, trace: bool) -> CompiledProgram:
+    compiled = compile_preprocessed(pre, name, trace)
     compiled.name = Path(name).stem
     return compiled
 

@@ -20,11 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .codegen import CompiledProgram, compile_program
-from .compiler import with_target_defines
+from .compiler import compile_preprocessed, with_target_defines
 from .frontend.errors import P4Error
-from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, SourceLine, preprocess
+from .program_info import CompiledProgram
 
 __all__ = [
     "FORMAT",
@@ -96,20 +95,6 @@ def parse_device_config(data: bytes | str) -> tuple[str, Preprocessed]:
     if len(origins) != lines:
         raise DeviceConfigError(f"device config: {len(origins)} origins for {lines} source lines")
     return program, Preprocessed(source, tuple(SourceLine(f, n) for f, n in origins))
-
-
-def compile_preprocessed(pre: Preprocessed, program: str, trace: bool = False) -> CompiledProgram:
-    """Parse, check and generate an already preprocessed program (raises P4Error)."""
-
-    def locate(line: int) -> tuple[str, int]:
-        if line <= 0 or not pre.origins:
-            return (program, 0)
-        src = pre.locate(line)
-        return (src.file, src.line)
-
-    compiled = compile_program(parse_text(pre.text, program, locate), trace=trace)
-    compiled.name = program
-    return compiled
 
 
 def load_device_config(data: bytes | str, trace: bool = False) -> CompiledProgram:

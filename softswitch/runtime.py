@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .clock import Clock, SimClock, WallClock
-from .codegen.program import CompiledProgram
 from .ports import CpuPort, Port, PortClosed
+from .program_info import CompiledProgram
 from .v1model.switch import Digest, Output, Switch
 
 __all__ = ["RuntimeStats", "SwitchRuntime"]

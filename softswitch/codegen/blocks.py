@@ -122,7 +122,7 @@ class BlockMixin(TableGenMixin):
         elif isinstance(t, T.ExternType):
             py = self.unique("x_" + d.name)
             sym = InstanceSym(t, py, qualified, d)
-            self.arch.instantiate(self, sym, d, in_place)
+            self.arch.instantiate(self.arch_cx, sym, d, in_place)
         else:
             raise P4TypeError.at(d.pos, f"cannot instantiate {t}")
         self.scope.define(d.name, sym)

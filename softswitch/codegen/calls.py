@@ -126,7 +126,7 @@ class CallMixin:
                 rt = self.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
-                return self.arch.extern_function(self, sym.decl, c, statement)
+                return self.arch.extern_function(self.arch_cx, sym.decl, c, statement)
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
         raise P4TypeError.at(c.pos, "this expression cannot be called")
@@ -260,7 +260,7 @@ class CallMixin:
                 if isinstance(it, T.ExternType):
                     if it.name in ("packet_in", "packet_out"):
                         return self.packet_method(sym, f.name, c, statement)
-                    return self.arch.extern_method(self, sym, f.name, c, statement)
+                    return self.arch.extern_method(self.arch_cx, sym, f.name, c, statement)
             raise P4TypeError.at(c.pos, f"{f.name} cannot be called here")
         if isinstance(bt, T.ExternType) and bt.name in ("packet_in", "packet_out"):
             sym = InstanceSym(bt, base.code, bt.name)

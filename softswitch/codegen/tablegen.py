@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import ir
+from .. import program_info as pinfo
 from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError
+from .arch_api import annots_ir
 from .calls import copies_back, is_scalar
 from .exprs import V, as_bits
 from .printer import expr_text
@@ -19,10 +20,6 @@ if TYPE_CHECKING:
     from .program import ProgramGen
 
 DEFAULT_TABLE_SIZE = 1024
-
-
-def annots_ir(annots: A.Annots) -> ir.Annotations:
-    return tuple((a.name, a.body) for a in annots)
 
 
 class TableGenMixin:
@@ -57,21 +54,23 @@ class TableGenMixin:
         qualified = self.qualify(d.name, d.annotations)
         py = self.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
-        self.info.value_sets[qualified] = ir.ValueSetSpec(
+        self.info.value_sets[qualified] = pinfo.ValueSetSpec(
             qualified, size, fields, annots_ir(d.annotations)
         )
         self.out.line(f"{py} = rt.value_set({qualified!r})")
         self.scope.define(d.name, ValueSetSym(py, t, qualified))
 
-    def value_set_fields(self: ProgramGen, t: T.P4Type, pos: Any) -> tuple[ir.HeaderFieldSpec, ...]:
+    def value_set_fields(
+        self: ProgramGen, t: T.P4Type, pos: Any
+    ) -> tuple[pinfo.HeaderFieldSpec, ...]:
         t0 = T.strip_newtype(t)
         if isinstance(t0, T.StructLikeType):
             fa = self.field_annotations.get(t0.name, {})
             return tuple(
-                ir.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ())), ft)
+                pinfo.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ())), ft)
                 for n, ft in t0.fields.items()
             )
-        return (ir.HeaderFieldSpec("", T.width_of(t0), (), t0),)
+        return (pinfo.HeaderFieldSpec("", T.width_of(t0), (), t0),)
 
     # ------------------------------------------------------------ actions
     def record_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> None:
@@ -81,13 +80,15 @@ class TableGenMixin:
                 continue
             t = self.resolve_type(p.type_ref)
             params.append(
-                ir.ParamSpec(p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p), t)
+                pinfo.ParamSpec(
+                    p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p), t
+                )
             )
         idn = A.find_annotation(d.annotations, "id")
         if A.find_annotation(d.annotations, "hidden") is None:
             self.info.actions.setdefault(
                 qualified,
-                ir.ActionSpec(
+                pinfo.ActionSpec(
                     qualified,
                     tuple(params),
                     annots_ir(d.annotations),
@@ -114,8 +115,8 @@ class TableGenMixin:
         py = self.unique("t_" + d.name)
         tpy = self.unique("T_" + d.name)
         sym = TableSym(d, py, qualified)
-        keys: list[ir.KeySpec] = []
-        sel_keys: list[ir.KeySpec] = []
+        keys: list[pinfo.KeySpec] = []
+        sel_keys: list[pinfo.KeySpec] = []
         key_codes: list[str] = []
         sel_codes: list[str] = []
         for k in d.keys:
@@ -131,7 +132,7 @@ class TableGenMixin:
                 raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
             nm = A.find_annotation(k.annotations, "name")
             kname = (nm.string_value() if nm else None) or expr_text(k.expr)
-            spec = ir.KeySpec(
+            spec = pinfo.KeySpec(
                 kname,
                 k.match_kind,
                 width,
@@ -147,7 +148,7 @@ class TableGenMixin:
                 keys.append(spec)
                 key_codes.append(code)
         # actions
-        action_refs: list[ir.ActionRefSpec] = []
+        action_refs: list[pinfo.ActionRefSpec] = []
         fns: list[str] = []
         for ar in d.actions:
             asym = self.scope.lookup(ar.name.lstrip("."))
@@ -158,7 +159,9 @@ class TableGenMixin:
                 scope = "DEFAULT_ONLY"
             elif A.find_annotation(ar.annotations, "tableonly"):
                 scope = "TABLE_ONLY"
-            action_refs.append(ir.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations)))
+            action_refs.append(
+                pinfo.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations))
+            )
             if ar.args:
                 fns.append(self.bound_action(asym, ar))
             else:
@@ -174,7 +177,7 @@ class TableGenMixin:
                 nsym = self.scope.lookup("NoAction")
                 if isinstance(nsym, ActionSym):
                     action_refs.append(
-                        ir.ActionRefSpec("NoAction", "DEFAULT_ONLY", (("defaultonly", ""),))
+                        pinfo.ActionRefSpec("NoAction", "DEFAULT_ONLY", (("defaultonly", ""),))
                     )
                     fns.append(nsym.py)
         size = DEFAULT_TABLE_SIZE
@@ -189,7 +192,7 @@ class TableGenMixin:
         entries = None
         if d.entries is not None:
             entries = tuple(self.const_entry(e, d, keys, has_prio) for e in d.entries)
-        spec = ir.TableSpec(
+        spec = pinfo.TableSpec(
             name=qualified,
             keys=tuple(keys),
             actions=tuple(action_refs),
@@ -319,9 +322,9 @@ class TableGenMixin:
         self: ProgramGen,
         e: A.TableEntryDecl,
         d: A.TableDecl,
-        keys: list[ir.KeySpec],
+        keys: list[pinfo.KeySpec],
         has_prio: bool,
-    ) -> ir.ConstEntrySpec:
+    ) -> pinfo.ConstEntrySpec:
         items = list(e.keyset.items) if isinstance(e.keyset, A.TupleKeyset) else [e.keyset]
         if len(items) != len(keys):
             raise P4TypeError.at(e.pos, f"{len(items)} key values for {len(keys)} keys")
@@ -338,9 +341,9 @@ class TableGenMixin:
             if n is None:
                 raise P4TypeError.at(e.pos, "@priority needs an integer")
             prio = -n
-        return ir.ConstEntrySpec(tuple(matches), name, args, prio)
+        return pinfo.ConstEntrySpec(tuple(matches), name, args, prio)
 
-    def entry_match(self: ProgramGen, item: A.Expr, k: ir.KeySpec, kt: Any, pos: Any) -> M.Match:
+    def entry_match(self: ProgramGen, item: A.Expr, k: pinfo.KeySpec, kt: Any, pos: Any) -> M.Match:
         w = k.width
         ty: T.P4Type = T.BitType(w)
         k0 = T.strip_newtype(kt) if kt is not None else None

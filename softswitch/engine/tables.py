@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import ir
+from .. import program_info as pinfo
 from . import matches as M
 from .errors import AlreadyExists, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 
@@ -42,9 +42,9 @@ class Table:
 
     def __init__(
         self,
-        spec: ir.TableSpec,
+        spec: pinfo.TableSpec,
         fns: Sequence[Callable[..., Any]],
-        actions: dict[str, ir.ActionSpec],
+        actions: dict[str, pinfo.ActionSpec],
         context: Any = None,
     ) -> None:
         self.spec = spec
@@ -320,7 +320,7 @@ class Table:
     def reset_default(self) -> None:
         self.set_default(self.spec.default_action, self.spec.default_args, initial=True)
 
-    def _add_const_entries(self, entries: tuple[ir.ConstEntrySpec, ...]) -> None:
+    def _add_const_entries(self, entries: tuple[pinfo.ConstEntrySpec, ...]) -> None:
         """Entries in program order: earlier ones win unless priorities say otherwise.
 
         Explicit `priority = N` values are used as they are (largest wins). `@priority(N)`

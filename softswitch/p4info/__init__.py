@@ -23,7 +23,7 @@ from .build import build_p4info, format_annotation
 from .ids import IdAllocator, P4InfoError, Prefix, SuffixSet, field_ids, jenkins_hash, natural_id
 
 if TYPE_CHECKING:
-    from ..codegen import CompiledProgram
+    from ..program_info import CompiledProgram
 
 __all__ = [
     "IdAllocator",

@@ -1,6 +1,6 @@
 """ProgramInfo -> P4Info, the way `p4c-bm2-ss --p4runtime-files` builds it for v1model.
 
-The control-plane view the code generator records (`softswitch.ir.ProgramInfo`) is turned
+The control-plane view the code generator records (`softswitch.pinfo.ProgramInfo`) is turned
 into a `p4.config.v1.P4Info` message: ids and aliases as p4c gives them (see `ids`), the
 same objects in the same order, the same annotations and the same `type_info`. What p4c
 does and why is written up in the project notes; the points that matter here:
@@ -26,7 +26,7 @@ from typing import Any
 
 from p4rt_proto import p4info_pb2, p4types_pb2
 
-from .. import ir
+from .. import program_info as pinfo
 from ..frontend import types as T
 from .ids import IdAllocator, P4InfoError, Prefix, field_ids
 
@@ -142,15 +142,15 @@ def _int_arg(body: str) -> int | None:
         return None
 
 
-def _annotation(annots: ir.Annotations, name: str) -> str | None:
-    return ir.annotation(annots, name)
+def _annotation(annots: pinfo.Annotations, name: str) -> str | None:
+    return pinfo.annotation(annots, name)
 
 
-def _has(annots: ir.Annotations, name: str) -> bool:
+def _has(annots: pinfo.Annotations, name: str) -> bool:
     return any(n == name for n, _ in annots)
 
 
-def _id_override(annots: ir.Annotations, what: str) -> int | None:
+def _id_override(annots: pinfo.Annotations, what: str) -> int | None:
     body = _annotation(annots, "id")
     if body is None:
         return None
@@ -160,7 +160,7 @@ def _id_override(annots: ir.Annotations, what: str) -> int | None:
     return v
 
 
-def _add_annotations(msg: Any, annots: ir.Annotations, skip: Iterable[str] = ()) -> None:
+def _add_annotations(msg: Any, annots: pinfo.Annotations, skip: Iterable[str] = ()) -> None:
     skipped = _NOT_ECHOED | frozenset(skip)
     for n, body in annots:
         if n in skipped:
@@ -168,7 +168,7 @@ def _add_annotations(msg: Any, annots: ir.Annotations, skip: Iterable[str] = ())
         msg.annotations.append(format_annotation(n, body))
 
 
-def _add_doc(msg: Any, annots: ir.Annotations) -> None:
+def _add_doc(msg: Any, annots: pinfo.Annotations) -> None:
     brief = _annotation(annots, "brief")
     desc = _annotation(annots, "description")
     if brief is not None:
@@ -178,7 +178,7 @@ def _add_doc(msg: Any, annots: ir.Annotations) -> None:
 
 
 def _preamble(
-    msg: Any, ident: int, name: str, alias: str, annots: ir.Annotations, skip: Iterable[str] = ()
+    msg: Any, ident: int, name: str, alias: str, annots: pinfo.Annotations, skip: Iterable[str] = ()
 ) -> None:
     pre = msg.preamble
     pre.id = ident
@@ -199,7 +199,7 @@ def _bytes(value: int, width: int) -> bytes:
 class _TypeInfo:
     """Fills `type_info` the way p4c's TypeSpecConverter does."""
 
-    def __init__(self, info: ir.ProgramInfo, type_info: p4types_pb2.P4TypeInfo) -> None:
+    def __init__(self, info: pinfo.ProgramInfo, type_info: p4types_pb2.P4TypeInfo) -> None:
         self.info = info
         self.ti = type_info
 
@@ -342,14 +342,14 @@ def _control_of(name: str) -> str:
 
 
 class _Builder:
-    def __init__(self, info: ir.ProgramInfo, types: Mapping[str, Any]) -> None:
+    def __init__(self, info: pinfo.ProgramInfo, types: Mapping[str, Any]) -> None:
         self.info = info
         self.types = types
         self.p4info = p4info_pb2.P4Info()
         self.ids = IdAllocator()
         self.types_touched = False
         self.type_info = _TypeInfo(info, p4types_pb2.P4TypeInfo())
-        self._order: list[tuple[ir.ActionSpec, bool]] | None = None
+        self._order: list[tuple[pinfo.ActionSpec, bool]] | None = None
 
     # ------------------------------------------------------------ symbols
     def collect(self) -> None:
@@ -372,7 +372,7 @@ class _Builder:
             )
         self.ids.assign()
 
-    def action_order(self) -> list[tuple[ir.ActionSpec, bool]]:
+    def action_order(self) -> list[tuple[pinfo.ActionSpec, bool]]:
         """Actions in p4c's order, each with whether its parameters survive.
 
         p4c localizes top-level actions into every control that uses them (the copies
@@ -398,7 +398,7 @@ class _Builder:
             out.insert(out.index(before[-1]) + 1 if before else 0, c)
         return out
 
-    def _recorded_order(self) -> list[tuple[ir.ActionSpec, bool]]:
+    def _recorded_order(self) -> list[tuple[pinfo.ActionSpec, bool]]:
         info = self.info
         own: dict[str, list[str]] = {}
         for a in info.actions.values():
@@ -411,7 +411,7 @@ class _Builder:
             refs.setdefault(top, []).append(action)
             if how == "call":
                 direct.add((top, action))
-        order: list[tuple[ir.ActionSpec, bool]] = []
+        order: list[tuple[pinfo.ActionSpec, bool]] = []
         for top in self._merge(list(own), list(refs)):
             used = refs.get(top, [])
             names = [n for n in used if n in info.actions and not info.actions[n].control]
@@ -420,7 +420,7 @@ class _Builder:
                 order.append((info.actions[n], (top, n) not in direct))
         return order
 
-    def _guessed_order(self) -> list[tuple[ir.ActionSpec, bool]]:
+    def _guessed_order(self) -> list[tuple[pinfo.ActionSpec, bool]]:
         """Without recorded uses: controls from qualified names, uses from tables only."""
         info = self.info
         own: dict[str, list[str]] = {}
@@ -532,13 +532,13 @@ class _Builder:
                 # extern handler touches type_info for it
                 self.types_touched = True
 
-    def _in_place(self, e: ir.ExternSpec) -> bool:
+    def _in_place(self, e: pinfo.ExternSpec) -> bool:
         if e.in_place is not None:
             return e.in_place
         # the code generator names an in-place instance after its table
         return e.name in self.info.tables
 
-    def add_table(self, t: ir.TableSpec) -> None:
+    def add_table(self, t: pinfo.TableSpec) -> None:
         self.types_touched = True
         ids = self.ids
         msg = self.p4info.tables.add()
@@ -546,7 +546,7 @@ class _Builder:
         _preamble(msg, ident, t.name, ids.alias(t.name), t.annotations, ("hidden",))
         # match fields (selector keys take an id position but are not written)
         keys = list(t.keys)
-        all_keys: list[ir.KeySpec | None]
+        all_keys: list[pinfo.KeySpec | None]
         n_all = len(keys) + len(t.selector_keys)
         positions = [k.index for k in keys]
         if (
@@ -640,49 +640,49 @@ class _Builder:
             msg.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
 
     # ------------------------------------------------------------ externs
-    def _extern_preamble(self, msg: Any, prefix: Prefix, e: ir.ExternSpec, skip=()) -> None:
+    def _extern_preamble(self, msg: Any, prefix: Prefix, e: pinfo.ExternSpec, skip=()) -> None:
         name = e.name
         _preamble(msg, self.ids.id(prefix, name), name, self.ids.alias(name), e.annotations, skip)
 
     @staticmethod
-    def _unit(e: ir.ExternSpec) -> str:
+    def _unit(e: pinfo.ExternSpec) -> str:
         for a in e.args:
             if isinstance(a, str):
                 return a
         return ""
 
     @staticmethod
-    def _size(e: ir.ExternSpec, index: int = 0) -> int:
+    def _size(e: pinfo.ExternSpec, index: int = 0) -> int:
         ints = [a for a in e.args if isinstance(a, int) and not isinstance(a, bool)]
         return ints[index] if len(ints) > index else 0
 
-    def add_counter(self, e: ir.ExternSpec) -> None:
+    def add_counter(self, e: pinfo.ExternSpec) -> None:
         msg = self.p4info.counters.add()
         self._extern_preamble(msg, Prefix.COUNTER, e)
         msg.spec.unit = _COUNTER_UNITS.get(self._unit(e), p4info_pb2.CounterSpec.UNSPECIFIED)
         msg.size = self._size(e)
         self._index_type(msg, e)
 
-    def add_direct_counter(self, e: ir.ExternSpec, table_id: int) -> None:
+    def add_direct_counter(self, e: pinfo.ExternSpec, table_id: int) -> None:
         msg = self.p4info.direct_counters.add()
         self._extern_preamble(msg, Prefix.DIRECT_COUNTER, e)
         msg.spec.unit = _COUNTER_UNITS.get(self._unit(e), p4info_pb2.CounterSpec.UNSPECIFIED)
         msg.direct_table_id = table_id
 
-    def add_meter(self, e: ir.ExternSpec) -> None:
+    def add_meter(self, e: pinfo.ExternSpec) -> None:
         msg = self.p4info.meters.add()
         self._extern_preamble(msg, Prefix.METER, e)
         msg.spec.unit = _METER_UNITS.get(self._unit(e), p4info_pb2.MeterSpec.UNSPECIFIED)
         msg.size = self._size(e)
         self._index_type(msg, e)
 
-    def add_direct_meter(self, e: ir.ExternSpec, table_id: int) -> None:
+    def add_direct_meter(self, e: pinfo.ExternSpec, table_id: int) -> None:
         msg = self.p4info.direct_meters.add()
         self._extern_preamble(msg, Prefix.DIRECT_METER, e)
         msg.spec.unit = _METER_UNITS.get(self._unit(e), p4info_pb2.MeterSpec.UNSPECIFIED)
         msg.direct_table_id = table_id
 
-    def _index_type(self, msg: Any, e: ir.ExternSpec) -> None:
+    def _index_type(self, msg: Any, e: pinfo.ExternSpec) -> None:
         # counter<I>/meter<I>: a user-defined (`type`) index type is named
         idx = e.type_args[0] if e.kind in ("counter", "meter") and e.type_args else None
         if e.kind == "register" and len(e.type_args) > 1:
@@ -690,7 +690,7 @@ class _Builder:
         if isinstance(idx, T.NewType):
             msg.index_type_name.name = idx.name
 
-    def add_register(self, e: ir.ExternSpec) -> None:
+    def add_register(self, e: pinfo.ExternSpec) -> None:
         msg = self.p4info.registers.add()
         self._extern_preamble(msg, Prefix.REGISTER, e)
         msg.size = self._size(e)
@@ -698,7 +698,7 @@ class _Builder:
         msg.type_spec.CopyFrom(self.type_info.spec(elem))
         self._index_type(msg, e)
 
-    def add_action_profile(self, e: ir.ExternSpec) -> None:
+    def add_action_profile(self, e: pinfo.ExternSpec) -> None:
         msg = self.p4info.action_profiles.add()
         skip = ("max_group_size", "selector_size_semantics", "max_member_weight")
         self._extern_preamble(msg, Prefix.ACTION_PROFILE, e, skip)
@@ -800,7 +800,7 @@ class _Builder:
                 self.type_info.touch(ftype)
 
 
-def _annotation_name(annots: ir.Annotations) -> str | None:
+def _annotation_name(annots: pinfo.Annotations) -> str | None:
     body = _annotation(annots, "name")
     if body is None:
         return None
@@ -811,7 +811,7 @@ def _annotation_name(annots: ir.Annotations) -> str | None:
 
 
 def build_p4info(
-    info: ir.ProgramInfo, *, types: Mapping[str, Any] | None = None
+    info: pinfo.ProgramInfo, *, types: Mapping[str, Any] | None = None
 ) -> p4info_pb2.P4Info:
     """The P4Info p4c would write for the program `info` describes.
 

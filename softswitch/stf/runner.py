@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import ir
+from .. import program_info as pinfo
 from ..engine import matches as M
 from ..engine.errors import SwitchError, Unimplemented
 from ..frontend.errors import P4Error, P4Unsupported
@@ -97,7 +97,7 @@ def _dot_suffix(name: str, names: Sequence[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _bmv2_key_name(k: ir.KeySpec) -> str:
+def _bmv2_key_name(k: pinfo.KeySpec) -> str:
     """The name p4c gives the key in BMv2 JSON (`isValid()` is written `$valid$`)."""
     n = k.name
     if n.endswith(".isValid()"):
@@ -241,7 +241,7 @@ def _rows(pattern: str, got: str, per_row: int = 32) -> list[str]:
 class _Run:
     def __init__(self, sw: Any, commands: list[P.Command]) -> None:
         self.sw = sw
-        self.info: ir.ProgramInfo = sw.info
+        self.info: pinfo.ProgramInfo = sw.info
         self.commands = commands
         self.warnings: list[str] = []
         self.expects: dict[int, list[P.Expect]] = {}
@@ -349,10 +349,10 @@ class _Run:
                 self.unobserved[port] = self.unobserved.get(port, 0) + 1
 
     # ------------------------------------------------------------ tables
-    def table_spec(self, name: str) -> ir.TableSpec:
+    def table_spec(self, name: str) -> pinfo.TableSpec:
         return self.info.tables[_raw_suffix(name, list(self.info.tables), "table")]
 
-    def action_spec(self, spec: ir.TableSpec, name: str) -> ir.ActionSpec:
+    def action_spec(self, spec: pinfo.TableSpec, name: str) -> pinfo.ActionSpec:
         names = [a.name for a in spec.actions]
         full = _raw_suffix(name, names, "action", f" in table {spec.name}")
         a = self.info.actions.get(full)
@@ -360,7 +360,9 @@ class _Run:
             raise _Fail(f"action {full} has no description")
         return a
 
-    def action_args(self, a: ir.ActionSpec, args: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
+    def action_args(
+        self, a: pinfo.ActionSpec, args: tuple[tuple[str, str], ...]
+    ) -> tuple[int, ...]:
         given: dict[str, str] = {}
         names = [p.name for p in a.params]
         for n, v in args:

@@ -6,18 +6,13 @@ Each extern call becomes a call on an object or helper that `v1model.externs` an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import ir
-from ..codegen.exprs import V, as_bits
-from ..codegen.symbols import InstanceSym
-from ..codegen.tablegen import annots_ir
+from .. import program_info as pinfo
+from ..codegen.arch_api import ArchContext, InstanceSym, V, annots_ir, as_bits, field_py
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-
-if TYPE_CHECKING:
-    from ..codegen.program import ProgramGen
 
 HASH_ALGOS = {
     "crc32",
@@ -49,21 +44,21 @@ class V1Model:
 
     # ------------------------------------------------------------ instances
     def instantiate(
-        self, gen: ProgramGen, sym: InstanceSym, d: A.Instance, in_place: bool = False
+        self, cx: ArchContext, sym: InstanceSym, d: A.Instance, in_place: bool = False
     ) -> None:
         t = sym.type
         assert isinstance(t, T.ExternType)
         if t.name not in EXTERN_KINDS:
             raise P4Unsupported.at(d.pos, f"extern {t.name} is not part of v1model")
         ctor = self._ctor_params(t, len(d.args), d.pos)
-        bound = gen.bind_args(ctor, d.args, d.pos)
+        bound = cx.bind_args(ctor, d.args, d.pos)
         values: list[Any] = []
         for p, a in zip(ctor, bound, strict=True):
             if a is None:
                 values.append(None)
                 continue
-            pt = gen.resolve_type(p.type_ref)
-            v = gen.expr(a, None if isinstance(pt, T.TypeVar) else pt)
+            pt = cx.resolve_type(p.type_ref)
+            v = cx.expr(a, None if isinstance(pt, T.TypeVar) else pt)
             if v.is_const:
                 values.append(v.const)
             elif isinstance(a, A.Member) and isinstance(a.base, A.TypeNameExpr):
@@ -74,11 +69,11 @@ class V1Model:
         for i, a in enumerate(bound):
             if isinstance(a, A.Member) and isinstance(a.base, A.TypeNameExpr):
                 values[i] = a.name
-        spec = ir.ExternSpec(
+        spec = pinfo.ExternSpec(
             t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations), in_place
         )
-        gen.info.externs[sym.qualified] = spec
-        gen.out.line(f"{sym.py} = rt.extern({sym.qualified!r})")
+        cx.add_extern(spec)
+        cx.line(f"{sym.py} = rt.extern({sym.qualified!r})")
 
     @staticmethod
     def _ctor_params(t: T.ExternType, nargs: int, pos: Any) -> tuple[A.Param, ...]:
@@ -90,7 +85,7 @@ class V1Model:
 
     # ------------------------------------------------------------ methods
     def extern_method(
-        self, gen: ProgramGen, sym: InstanceSym, method: str, c: A.Call, statement: bool
+        self, cx: ArchContext, sym: InstanceSym, method: str, c: A.Call, statement: bool
     ) -> V:
         t = sym.type
         assert isinstance(t, T.ExternType)
@@ -101,87 +96,87 @@ class V1Model:
         if proto is None:
             raise P4TypeError.at(c.pos, f"{kind} has no method {method}")
         bindings = dict(zip(t.decl.type_params, t.args, strict=False))
-        gen.check_extern_args(proto.params, gen.bind_args(proto.params, c.args, c.pos), bindings)
+        cx.check_extern_args(proto.params, cx.bind_args(proto.params, c.args, c.pos), bindings)
         if kind == "register" and method == "read":
             elem = t.args[0] if t.args else T.BitType(32)
-            idx = self._index(gen, args[1])
+            idx = self._index(cx, args[1])
             dst = args[0]
-            cur = gen.expr(dst)
-            gen.assign(dst, V(f"{o}.read({idx}, {cur.code})", elem))
+            cur = cx.expr(dst)
+            cx.assign(dst, V(f"{o}.read({idx}, {cur.code})", elem))
             return V("", T.VOID)
         if kind == "register" and method == "write":
             elem = t.args[0] if t.args else T.BitType(32)
-            idx = self._index(gen, args[0])
-            v = gen.convert(gen.expr(args[1], elem), elem, c.pos)
+            idx = self._index(cx, args[0])
+            v = cx.convert(cx.expr(args[1], elem), elem, c.pos)
             return V(f"{o}.write({idx}, {v.code})", T.VOID)
         if kind == "counter" and method == "count":
-            return V(f"{o}.count({self._index(gen, args[0])})", T.VOID)
+            return V(f"{o}.count({self._index(cx, args[0])})", T.VOID)
         if kind == "direct_counter" and method == "count":
             return V("", T.VOID)  # BMv2 counts on the table hit itself
         if kind == "meter" and method == "execute_meter":
             dst = args[1]
-            dt = gen.expr(dst).type
-            gen.assign(dst, V(f"{o}.execute({self._index(gen, args[0])})", dt))
+            dt = cx.expr(dst).type
+            cx.assign(dst, V(f"{o}.execute({self._index(cx, args[0])})", dt))
             return V("", T.VOID)
         if kind == "direct_meter" and method == "read":
             dst = args[0]
-            dt = gen.expr(dst).type
-            gen.assign(dst, V(f"{o}.color", dt))
+            dt = cx.expr(dst).type
+            cx.assign(dst, V(f"{o}.color", dt))
             return V("", T.VOID)
         raise P4Unsupported.at(c.pos, f"{kind}.{method}")
 
-    def _index(self, gen: ProgramGen, e: A.Expr | None) -> str:
+    def _index(self, cx: ArchContext, e: A.Expr | None) -> str:
         if e is None:
             raise P4TypeError("missing index", "<program>", 0, 0)
-        v = gen.expr(e, T.BitType(32))
+        v = cx.expr(e, T.BitType(32))
         if isinstance(v.type, T.IntLiteralType):
             return v.code
         return as_bits(v.code, v.type)
 
     # ------------------------------------------------------------ functions
     def extern_function(  # noqa: C901
-        self, gen: ProgramGen, decl: A.ExternFunctionDecl, c: A.Call, statement: bool
+        self, cx: ArchContext, decl: A.ExternFunctionDecl, c: A.Call, statement: bool
     ) -> V:
         name = decl.name
         params = decl.proto.params
         if name == "mark_to_drop" and not params:
             return V("ctx.mark_to_drop(ctx.std)", T.VOID)
-        bound = gen.bind_args(params, c.args, c.pos)
+        bound = cx.bind_args(params, c.args, c.pos)
         bindings = {
-            tp: gen.resolve_type(ta)
+            tp: cx.resolve_type(ta)
             for tp, ta in zip(decl.proto.type_params, c.type_args, strict=False)
         }
-        gen.check_extern_args(params, bound, bindings)
+        cx.check_extern_args(params, bound, bindings)
         args = dict(zip((p.name for p in params), bound, strict=True))
         pos = c.pos
         if name == "mark_to_drop":
-            return V(f"ctx.mark_to_drop({gen.expr(bound[0]).code})", T.VOID)
+            return V(f"ctx.mark_to_drop({cx.expr(bound[0]).code})", T.VOID)
         if name == "hash":
             dst = bound[0]
-            dt = gen.expr(dst).type
+            dt = cx.expr(dst).type
             algo = self._enum_name(bound[1])
-            base = self._uint(gen, bound[2])
-            data = self.field_list(gen, bound[3])
-            mx = self._uint(gen, bound[4])
+            base = self._uint(cx, bound[2])
+            data = self.field_list(cx, bound[3])
+            mx = self._uint(cx, bound[4])
             if algo == "random":
                 code = f"ctx.random_hash({base}, {mx}, {T.width_of(dt)})"
             else:
                 code = f"_hash({algo!r}, {base}, _pack({data}), {mx}, {T.width_of(dt)})"
-            gen.assign(dst, V(code, dt))
+            cx.assign(dst, V(code, dt))
             return V("", T.VOID)
         if name == "random":
             dst = bound[0]
-            dt = gen.expr(dst).type
-            lo = self._uint(gen, bound[1])
-            hi = self._uint(gen, bound[2])
-            gen.assign(dst, V(f"ctx.random({lo}, {hi})", dt))
+            dt = cx.expr(dst).type
+            lo = self._uint(cx, bound[1])
+            hi = self._uint(cx, bound[2])
+            cx.assign(dst, V(f"ctx.random({lo}, {hi})", dt))
             return V("", T.VOID)
         if name in ("verify_checksum", "verify_checksum_with_payload"):
-            cond = gen.convert(gen.expr(bound[0]), T.BOOL, pos).code
-            data = self.field_list(gen, bound[1])
-            ck = gen.expr(bound[2])
+            cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
+            data = self.field_list(cx, bound[1])
+            ck = cx.expr(bound[2])
             algo = self._enum_name(bound[3])
-            valid = self._valid_of(gen, bound[2])
+            valid = self._valid_of(cx, bound[2])
             payload = "ctx.payload" if name.endswith("payload") else "None"
             return V(
                 f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data}, "
@@ -189,15 +184,15 @@ class V1Model:
                 T.VOID,
             )
         if name in ("update_checksum", "update_checksum_with_payload"):
-            cond = gen.convert(gen.expr(bound[0]), T.BOOL, pos).code
-            data = self.field_list(gen, bound[1])
+            cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
+            data = self.field_list(cx, bound[1])
             dst = bound[2]
-            dt = gen.expr(dst).type
+            dt = cx.expr(dst).type
             algo = self._enum_name(bound[3])
             payload = "ctx.payload" if name.endswith("payload") else "None"
-            gen.out.line(f"if {cond}:")
-            with gen.out.indent():
-                gen.assign(
+            cx.line(f"if {cond}:")
+            with cx.indent():
+                cx.assign(
                     dst,
                     V(f"_checksum({algo!r}, {data}, {T.width_of(dt)}, {payload})", dt),
                 )
@@ -205,77 +200,77 @@ class V1Model:
         if name in ("clone", "clone3", "clone_preserving_field_list"):
             ctype = self._enum_name(bound[0])
             want = "ingress" if ctype == "I2E" else "egress"
-            self._only_in(gen, want, f"clone({ctype}, ...)", pos)
-            session = self._uint(gen, bound[1])
+            self._only_in(cx, want, f"clone({ctype}, ...)", pos)
+            session = self._uint(cx, bound[1])
             fl = "None"
             if name == "clone_preserving_field_list":
-                fl = self._uint(gen, bound[2])
+                fl = self._uint(cx, bound[2])
             elif name == "clone3":
                 raise P4Unsupported.at(pos, "clone3 (use clone_preserving_field_list)")
             return V(f"ctx.clone({ctype!r}, {session}, {fl})", T.VOID)
         if name in ("resubmit", "resubmit_preserving_field_list"):
-            self._only_in(gen, "ingress", "resubmit", pos)
-            fl = self._uint(gen, bound[0]) if name.endswith("list") else "None"
+            self._only_in(cx, "ingress", "resubmit", pos)
+            fl = self._uint(cx, bound[0]) if name.endswith("list") else "None"
             return V(f"ctx.resubmit({fl})", T.VOID)
         if name in ("recirculate", "recirculate_preserving_field_list"):
-            self._only_in(gen, "egress", "recirculate", pos)
-            fl = self._uint(gen, bound[0]) if name.endswith("list") else "None"
+            self._only_in(cx, "egress", "recirculate", pos)
+            fl = self._uint(cx, bound[0]) if name.endswith("list") else "None"
             return V(f"ctx.recirculate({fl})", T.VOID)
         if name == "truncate":
-            return V(f"ctx.truncate({self._uint(gen, bound[0])})", T.VOID)
+            return V(f"ctx.truncate({self._uint(cx, bound[0])})", T.VOID)
         if name == "digest":
-            recv = self._uint(gen, bound[0])
-            want = gen.resolve_type(c.type_args[0]) if c.type_args else None
-            data = gen.expr(bound[1], want)
+            recv = self._uint(cx, bound[0])
+            want = cx.resolve_type(c.type_args[0]) if c.type_args else None
+            data = cx.expr(bound[1], want)
             if want is not None:
-                data = gen.convert(data, want, pos)
+                data = cx.convert(data, want, pos)
             dtype = T.strip_newtype(data.type)
             dname = getattr(dtype, "name", "digest")
-            if isinstance(dtype, T.StructLikeType) and dname not in gen.info.digests:
-                gen.info.digests[dname] = ir.DigestSpec(
-                    dname,
-                    tuple(
-                        ir.HeaderFieldSpec(n, T.width_of(ft), (), ft)
-                        for n, ft in dtype.fields.items()
-                    ),
-                    data.type,
+            if isinstance(dtype, T.StructLikeType) and not cx.has_digest(dname):
+                cx.add_digest(
+                    pinfo.DigestSpec(
+                        dname,
+                        tuple(
+                            pinfo.HeaderFieldSpec(n, T.width_of(ft), (), ft)
+                            for n, ft in dtype.fields.items()
+                        ),
+                        data.type,
+                    )
                 )
-            return V(
-                f"ctx.digest({recv}, {dname!r}, {gen.copy_code(data.code, data.type)})", T.VOID
-            )
+            return V(f"ctx.digest({recv}, {dname!r}, {cx.copy_code(data.code, data.type)})", T.VOID)
         if name in ("assert", "assume"):
-            cond = gen.convert(gen.expr(bound[0]), T.BOOL, pos).code
+            cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
             return V(f"ctx.check({cond}, {name!r}, {str(pos)!r})", T.VOID)
         if name == "log_msg":
-            msg = gen.expr(bound[0]).code
+            msg = cx.expr(bound[0]).code
             data = "()"
             if len(bound) > 1 and bound[1] is not None:
-                data = gen.expr(bound[1]).code
+                data = cx.expr(bound[1]).code
             return V(f"ctx.log_msg({msg}, {data})", T.VOID)
         if name == "verify":
-            cond = gen.convert(gen.expr(bound[0]), T.BOOL, pos).code
-            err = gen.expr(bound[1]).code
-            gen.out.line(f"if not {cond}:")
-            with gen.out.indent():
-                gen.out.line(f"raise _ParserError({err})")
+            cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
+            err = cx.expr(bound[1]).code
+            cx.line(f"if not {cond}:")
+            with cx.indent():
+                cx.line(f"raise _ParserError({err})")
             return V("", T.VOID)
         del args
         raise P4Unsupported.at(pos, f"extern function {name}")
 
     @staticmethod
-    def _only_in(gen: ProgramGen, role: str, what: str, pos: Any) -> None:
+    def _only_in(cx: ArchContext, role: str, what: str, pos: Any) -> None:
         """p4c-bm2-ss refuses these externs outside the block that BMv2 can run them in."""
-        if gen.block_role is not None and gen.block_role != role:
+        if cx.block_role is not None and cx.block_role != role:
             raise P4Unsupported.at(pos, f"'{what}' can only be used in {role} on this target")
 
-    def check_block(self, gen: ProgramGen, role: str, arg: A.Expr) -> None:
+    def check_block(self, cx: ArchContext, role: str, arg: A.Expr) -> None:
         """BMv2's checksum blocks hold only checksum calls (p4c-bm2-ss refuses the rest)."""
         if role not in ("verify", "compute"):
             return
         if isinstance(arg, A.Construct):
-            t = gen.resolve_type(arg.ref)
+            t = cx.resolve_type(arg.ref)
         else:
-            t = getattr(gen.scope.lookup(getattr(arg, "name", "")), "type", None)
+            t = cx.type_of_name(getattr(arg, "name", ""))
         decl = getattr(t, "decl", None)
         if not isinstance(decl, A.ControlDecl):
             return
@@ -306,10 +301,10 @@ class V1Model:
                     f"only calls to {allowed[0]} or {allowed[1]} are allowed here on this target",
                 )
 
-    def _uint(self, gen: ProgramGen, e: A.Expr | None) -> str:
+    def _uint(self, cx: ArchContext, e: A.Expr | None) -> str:
         if e is None:
             return "0"
-        v = gen.expr(e)
+        v = cx.expr(e)
         return as_bits(v.code, v.type)
 
     def _enum_name(self, e: A.Expr | None) -> str:
@@ -317,93 +312,91 @@ class V1Model:
             return e.name
         raise P4TypeError.at(e.pos if e is not None else None, "an enum member is expected here")  # type: ignore[arg-type]
 
-    def _valid_of(self, gen: ProgramGen, e: A.Expr | None) -> str:
+    def _valid_of(self, cx: ArchContext, e: A.Expr | None) -> str:
         if isinstance(e, A.Member):
-            bt = T.strip_newtype(gen.expr(e.base).type)
+            bt = T.strip_newtype(cx.expr(e.base).type)
             if isinstance(bt, T.StructLikeType) and bt.is_header:
-                return f"{gen.expr(e.base).code}._v"
+                return f"{cx.expr(e.base).code}._v"
         return "True"
 
-    def field_list(self, gen: ProgramGen, e: A.Expr | None) -> str:
+    def field_list(self, cx: ArchContext, e: A.Expr | None) -> str:
         """Python tuple of (value, width, valid) triples for hashing and checksums."""
         if e is None:
             return "()"
         parts: list[str] = []
-        self._flatten(gen, e, parts)
+        self._flatten(cx, e, parts)
         return "(" + "".join(p + ", " for p in parts) + ")"
 
-    def _flatten(self, gen: ProgramGen, e: A.Expr, parts: list[str]) -> None:
+    def _flatten(self, cx: ArchContext, e: A.Expr, parts: list[str]) -> None:
         if isinstance(e, A.ListExpr):
             for i in e.items:
-                self._flatten(gen, i, parts)
+                self._flatten(cx, i, parts)
             return
         if isinstance(e, A.StructExpr):
             for _n, i in e.fields:
-                self._flatten(gen, i, parts)
+                self._flatten(cx, i, parts)
             return
-        v = gen.expr(e)
-        self._flatten_value(gen, v, self._valid_of(gen, e), parts)
+        v = cx.expr(e)
+        self._flatten_value(cx, v, self._valid_of(cx, e), parts)
 
-    def _flatten_value(self, gen: ProgramGen, v: V, valid: str, parts: list[str]) -> None:
+    def _flatten_value(self, cx: ArchContext, v: V, valid: str, parts: list[str]) -> None:
         t = T.strip_newtype(v.type)
         if isinstance(t, T.StructLikeType):
-            from ..codegen.typeresolve import field_py
-
             inner_valid = f"{v.code}._v" if t.is_header else valid
             for n, ft in t.fields.items():
-                self._flatten_value(gen, V(f"{v.code}.{field_py(n)}", ft), inner_valid, parts)
+                self._flatten_value(cx, V(f"{v.code}.{field_py(n)}", ft), inner_valid, parts)
             return
         if isinstance(t, T.IntLiteralType):
             raise P4TypeError("int values in a field list need a width", "<program>", 0, 0)
         parts.append(f"({as_bits(v.code, t)}, {T.width_of(t)}, {valid})")
 
     # ------------------------------------------------------------ the package
-    def package(self, gen: ProgramGen, d: A.Instance, blocks: list[InstanceSym]) -> None:
-        t = gen.resolve_type(d.type_ref)
+    def package(self, cx: ArchContext, d: A.Instance, blocks: list[InstanceSym]) -> None:
+        t = cx.resolve_type(d.type_ref)
         if not isinstance(t, T.BlockType) or t.name != "V1Switch":
             raise P4Unsupported.at(d.pos, f"package {t} (softswitch runs v1model's V1Switch)")
         if len(blocks) != 6:
             raise P4TypeError.at(d.pos, "V1Switch takes 6 blocks")
         parser = blocks[0].decl
-        htype = gen.resolve_type(parser.params[1].type_ref)
-        mtype = gen.resolve_type(parser.params[2].type_ref)
-        stype = gen.resolve_type(parser.params[3].type_ref)
+        htype = cx.resolve_type(parser.params[1].type_ref)
+        mtype = cx.resolve_type(parser.params[2].type_ref)
+        stype = cx.resolve_type(parser.params[3].type_ref)
         for b, kind in zip(
             blocks, ("parser", "control", "control", "control", "control", "control"), strict=True
         ):
             if b.decl is None or (kind == "parser") != isinstance(b.decl, A.ParserDecl):
                 raise P4TypeError.at(d.pos, f"V1Switch argument {b.qualified} has the wrong kind")
-        self._controller_headers(gen, htype)
+        self._controller_headers(cx, htype)
         roles = ("parser", "verify", "ingress", "egress", "compute", "deparser")
         items = ", ".join(f"{r}={b.py}" for r, b in zip(roles, blocks, strict=True))
-        gen.out.line(
+        cx.line(
             f"return dict({items}, H={getattr(htype, 'pyname', 'None')}, "
             f"M={getattr(mtype, 'pyname', 'None')}, S={getattr(stype, 'pyname', 'None')})"
         )
 
-    def _controller_headers(self, gen: ProgramGen, htype: T.P4Type) -> None:
-        for st in gen.struct_types.values():
+    def _controller_headers(self, cx: ArchContext, htype: T.P4Type) -> None:
+        for st in cx.struct_types.values():
             ann = A.find_annotation(st.annotations, "controller_header")
             if ann is None or not st.is_header:
                 continue
             name = ann.string_value() or st.name
-            fields = tuple(_flat_fields(gen, st, ""))
-            gen.info.controller_headers[name] = ir.ControllerHeaderSpec(
-                name, st.name, fields, annots_ir(st.annotations)
+            fields = tuple(_flat_fields(cx, st, ""))
+            cx.add_controller_header(
+                pinfo.ControllerHeaderSpec(name, st.name, fields, annots_ir(st.annotations))
             )
         del htype
 
 
-def _flat_fields(gen: ProgramGen, st: T.StructLikeType, prefix: str) -> list[ir.HeaderFieldSpec]:
+def _flat_fields(cx: ArchContext, st: T.StructLikeType, prefix: str) -> list[pinfo.HeaderFieldSpec]:
     """Fields of a controller header, struct-typed fields flattened as `a.b` (as p4c)."""
-    out: list[ir.HeaderFieldSpec] = []
+    out: list[pinfo.HeaderFieldSpec] = []
     for n, ft in st.fields.items():
         f0 = T.strip_newtype(ft)
         if isinstance(f0, T.StructLikeType):
-            out.extend(_flat_fields(gen, f0, f"{prefix}{n}."))
+            out.extend(_flat_fields(cx, f0, f"{prefix}{n}."))
             continue
-        annots = gen.field_annotations.get(st.name, {}).get(n, ())
-        out.append(ir.HeaderFieldSpec(prefix + n, T.width_of(ft), annots_ir(annots), ft))
+        annots = cx.field_annotations(st.name, n)
+        out.append(pinfo.HeaderFieldSpec(prefix + n, T.width_of(ft), annots_ir(annots), ft))
     return out
 
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..clock import Clock, SimClock
-from ..codegen.program import CompiledProgram
 from ..engine.errors import InvalidArgument, NotFound
+from ..engine.names import field_py
 from ..engine.runtime import PacketReader, _ExitSignal, _ParserError, _Reject
 from ..engine.tables import Table
+from ..program_info import CompiledProgram
 from .context import DROP_PORT, PacketContext
 from .externs import ActionProfile, Counter, DirectCounter, DirectMeter, Meter, Register
 from .tm import TrafficManager
@@ -470,8 +471,6 @@ class Switch:
     # ------------------------------------------------------------ field lists
     def _collect_field_lists(self) -> dict[int, list[str]]:
         """`@field_list(N)` annotations on user-metadata fields -> {N: [python attrs]}."""
-        from ..codegen.typeresolve import field_py
-
         lists: dict[int, list[str]] = {}
         mcls = self.pipe["M"]
         mname = getattr(mcls, "_p4name", None)
@@ -497,8 +496,6 @@ def _no_trace(kind: str, name: str, detail: Any = None) -> None:
 
 
 def _fields(h: Any) -> list[tuple[str, str]]:
-    from ..codegen.typeresolve import field_py
-
     return [(f, field_py(f)) for f in h._fields]
 
 

@@ -27,12 +27,12 @@ from controller.lb import (
 )
 from p4rt_proto import p4runtime_pb2 as p4r
 from softswitch.clock import SimClock
-from softswitch.codegen.program import CompiledProgram
 from softswitch.compiler import compile_file
 from softswitch.engine import matches as M
 from softswitch.engine.tables import Table
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
+from softswitch.program_info import CompiledProgram
 from softswitch.v1model.switch import Switch
 
 ROOT = Path(__file__).resolve().parents[2]

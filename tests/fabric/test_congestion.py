@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 
 from .fabric import Fabric
 from .packets import ETH_IPV4, PROTO_UDP, Frame, bth, ethernet, ipv4, ipv4_header, route, udp

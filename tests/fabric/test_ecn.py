@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 
 from .fabric import Fabric
 from .packets import Frame, ecn_of, mark_ce, route

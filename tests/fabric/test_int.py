@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass
 
 from controller.lb import IntCollector, IntWatch
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 
 from .fabric import Fabric
 from .packets import Frame, ip_int, ipv4_header, route, with_udp_checksum

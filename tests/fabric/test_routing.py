@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 
 from .fabric import Fabric
 from .packets import (

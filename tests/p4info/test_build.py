@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from softswitch import ir
+from softswitch import program_info as pinfo
 from softswitch.frontend import types as T
 from softswitch.p4info import P4InfoError, Prefix, build_p4info, format_annotation, natural_id
 from softswitch.p4info.build import p4info_pb2
 
 
-def table(name: str, actions: list[str], **kw: object) -> ir.TableSpec:
+def table(name: str, actions: list[str], **kw: object) -> pinfo.TableSpec:
     fields: dict[str, object] = dict(
         name=name,
-        keys=(ir.KeySpec("k", "exact", 8),),
-        actions=tuple(ir.ActionRefSpec(a) for a in actions),
+        keys=(pinfo.KeySpec("k", "exact", 8),),
+        actions=tuple(pinfo.ActionRefSpec(a) for a in actions),
         size=1024,
         default_action=actions[-1],
         default_args=(),
@@ -23,7 +23,7 @@ def table(name: str, actions: list[str], **kw: object) -> ir.TableSpec:
         const_entries=None,
     )
     fields.update(kw)
-    return ir.TableSpec(**fields)  # type: ignore[arg-type]
+    return pinfo.TableSpec(**fields)  # type: ignore[arg-type]
 
 
 def names(p4info: p4info_pb2.P4Info, kind: str = "actions") -> list[str]:
@@ -31,15 +31,15 @@ def names(p4info: p4info_pb2.P4Info, kind: str = "actions") -> list[str]:
 
 
 def test_recorded_action_uses_give_p4c_order() -> None:
-    info = ir.ProgramInfo()
+    info = pinfo.ProgramInfo()
     info.actions = {
-        "NoAction": ir.ActionSpec("NoAction", (), control=""),
-        "drop": ir.ActionSpec("drop", (), control=""),
-        "fwd": ir.ActionSpec("fwd", (ir.ParamSpec("port", 9),), control=""),
-        "ingress.a": ir.ActionSpec("ingress.a", (ir.ParamSpec("x", 8),), control="ingress"),
-        "ingress.unused": ir.ActionSpec("ingress.unused", (), control="ingress"),
-        "ingress.c.b": ir.ActionSpec("ingress.c.b", (), control="ingress.c"),
-        "egress.e": ir.ActionSpec("egress.e", (), control="egress"),
+        "NoAction": pinfo.ActionSpec("NoAction", (), control=""),
+        "drop": pinfo.ActionSpec("drop", (), control=""),
+        "fwd": pinfo.ActionSpec("fwd", (pinfo.ParamSpec("port", 9),), control=""),
+        "ingress.a": pinfo.ActionSpec("ingress.a", (pinfo.ParamSpec("x", 8),), control="ingress"),
+        "ingress.unused": pinfo.ActionSpec("ingress.unused", (), control="ingress"),
+        "ingress.c.b": pinfo.ActionSpec("ingress.c.b", (), control="ingress.c"),
+        "egress.e": pinfo.ActionSpec("egress.e", (), control="egress"),
     }
     info.tables = {"ingress.t": table("ingress.t", ["ingress.a", "drop", "NoAction"])}
     info.action_refs = [
@@ -59,13 +59,13 @@ def test_recorded_action_uses_give_p4c_order() -> None:
 
 
 def test_guessed_action_order_without_recorded_uses() -> None:
-    info = ir.ProgramInfo()
+    info = pinfo.ProgramInfo()
     info.actions = {
-        "NoAction": ir.ActionSpec("NoAction", ()),
-        "drop": ir.ActionSpec("drop", ()),
-        "unused_global": ir.ActionSpec("unused_global", ()),
-        "ingress.a": ir.ActionSpec("ingress.a", ()),
-        "egress.b": ir.ActionSpec("egress.b", ()),
+        "NoAction": pinfo.ActionSpec("NoAction", ()),
+        "drop": pinfo.ActionSpec("drop", ()),
+        "unused_global": pinfo.ActionSpec("unused_global", ()),
+        "ingress.a": pinfo.ActionSpec("ingress.a", ()),
+        "egress.b": pinfo.ActionSpec("egress.b", ()),
     }
     info.tables = {
         "ingress.t": table("ingress.t", ["ingress.a", "NoAction"]),
@@ -76,8 +76,8 @@ def test_guessed_action_order_without_recorded_uses() -> None:
 
 
 def test_type_info_only_when_p4c_touches_it() -> None:
-    info = ir.ProgramInfo()
-    info.actions = {"ingress.a": ir.ActionSpec("ingress.a", (), control="ingress")}
+    info = pinfo.ProgramInfo()
+    info.actions = {"ingress.a": pinfo.ActionSpec("ingress.a", (), control="ingress")}
     info.action_refs = [("ingress", "ingress.a", "call")]
     assert not build_p4info(info).HasField("type_info")
     info.extern_calls = ["mark_to_drop"]
@@ -90,16 +90,16 @@ def test_semantic_types_fill_type_names_and_type_info() -> None:
     color = T.EnumType("color_t", ("RED", "GREEN"), T.BitType(8), {"RED": 1, "GREEN": 2})
     mode = T.EnumType("mode_t", ("ON", "OFF"))
     err = T.ErrorType(["NoError", "Oops"])
-    info = ir.ProgramInfo(errors=("NoError", "Oops"))
+    info = pinfo.ProgramInfo(errors=("NoError", "Oops"))
     params = (
-        ir.ParamSpec("port", 9, type=port_t),
-        ir.ParamSpec("c", 8, type=color),
-        ir.ParamSpec("m", 32, type=mode),
+        pinfo.ParamSpec("port", 9, type=port_t),
+        pinfo.ParamSpec("c", 8, type=color),
+        pinfo.ParamSpec("m", 32, type=mode),
     )
-    info.actions = {"ingress.a": ir.ActionSpec("ingress.a", params, control="ingress")}
+    info.actions = {"ingress.a": pinfo.ActionSpec("ingress.a", params, control="ingress")}
     keys = (
-        ir.KeySpec("meta.port", "exact", 9, type=port_t),
-        ir.KeySpec("meta.err", "exact", 32, type=err),
+        pinfo.KeySpec("meta.port", "exact", 9, type=port_t),
+        pinfo.KeySpec("meta.err", "exact", 32, type=err),
     )
     info.tables = {"ingress.t": table("ingress.t", ["ingress.a"], keys=keys)}
     info.action_refs = [("ingress", "ingress.a", "table")]
@@ -121,20 +121,20 @@ def test_semantic_types_fill_type_names_and_type_info() -> None:
 
 
 def test_selector_keys_take_an_id_position() -> None:
-    keys = (ir.KeySpec("a", "exact", 8, index=0), ir.KeySpec("b", "exact", 8, index=2))
-    sel = (ir.KeySpec("s", "selector", 8, index=1),)
-    info = ir.ProgramInfo()
-    info.actions = {"NoAction": ir.ActionSpec("NoAction", ())}
+    keys = (pinfo.KeySpec("a", "exact", 8, index=0), pinfo.KeySpec("b", "exact", 8, index=2))
+    sel = (pinfo.KeySpec("s", "selector", 8, index=1),)
+    info = pinfo.ProgramInfo()
+    info.actions = {"NoAction": pinfo.ActionSpec("NoAction", ())}
     info.tables = {"i.t": table("i.t", ["NoAction"], keys=keys, selector_keys=sel)}
     p = build_p4info(info)
     assert [(m.name, m.id) for m in p.tables[0].match_fields] == [("a", 1), ("b", 3)]
 
 
 def test_in_place_action_selector() -> None:
-    info = ir.ProgramInfo()
-    info.actions = {"NoAction": ir.ActionSpec("NoAction", ())}
+    info = pinfo.ProgramInfo()
+    info.actions = {"NoAction": pinfo.ActionSpec("NoAction", ())}
     info.externs = {
-        "ap": ir.ExternSpec(
+        "ap": pinfo.ExternSpec(
             "action_selector",
             "ap",
             args=("crc16", 64, 10),
@@ -157,15 +157,15 @@ def test_in_place_action_selector() -> None:
 
 
 def test_value_sets() -> None:
-    info = ir.ProgramInfo()
+    info = pinfo.ProgramInfo()
     info.value_sets = {
-        "P.vs": ir.ValueSetSpec("P.vs", 4, (ir.HeaderFieldSpec("", 16),)),
-        "P.pvs": ir.ValueSetSpec(
+        "P.vs": pinfo.ValueSetSpec("P.vs", 4, (pinfo.HeaderFieldSpec("", 16),)),
+        "P.pvs": pinfo.ValueSetSpec(
             "P.pvs",
             8,
             (
-                ir.HeaderFieldSpec("a", 8, (("match", "ternary"),)),
-                ir.HeaderFieldSpec("b", 16, (("id", "4"),)),
+                pinfo.HeaderFieldSpec("a", 8, (("match", "ternary"),)),
+                pinfo.HeaderFieldSpec("b", 16, (("id", "4"),)),
             ),
         ),
     }
@@ -183,7 +183,7 @@ def test_value_sets() -> None:
 
 
 def test_pkginfo() -> None:
-    info = ir.ProgramInfo(
+    info = pinfo.ProgramInfo(
         package_annotations=(
             ("pkginfo", 'name="sw", version="1.2"'),
             ("platform_property", "multicast_group_table_size=64"),
@@ -198,8 +198,8 @@ def test_pkginfo() -> None:
 
 
 def test_bad_id_annotation_is_reported() -> None:
-    info = ir.ProgramInfo()
-    info.actions = {"NoAction": ir.ActionSpec("NoAction", ())}
+    info = pinfo.ProgramInfo()
+    info.actions = {"NoAction": pinfo.ActionSpec("NoAction", ())}
     info.tables = {"i.t": table("i.t", ["NoAction"], annotations=(("id", "0x01000001"),))}
     with pytest.raises(P4InfoError, match="prefix"):
         build_p4info(info)

@@ -1,4 +1,5 @@
-"""The control-plane view of a compiled program.
+"""A compiled program as the rest of softswitch sees it: the generated module and the
+control-plane description of the program.
 
 Everything outside the engine (P4Info, the P4Runtime server, the STF runner, the switch
 API) reads these records: tables with their keys and actions, actions with their
@@ -9,7 +10,10 @@ by the code generator while it compiles the program, in declaration order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .frontend.types import StructLikeType
 
 Annotations = tuple[tuple[str, str], ...]  # (name, raw body)
 
@@ -156,3 +160,15 @@ class ProgramInfo:
     extern_calls: list[str] = field(default_factory=list)
     # annotations on the package instance `main` (@pkginfo, ...)
     package_annotations: Annotations = ()
+
+
+@dataclass(slots=True)
+class CompiledProgram:
+    """A program ready to load into a switch: generated Python and the control-plane view."""
+
+    source: str  # generated Python module
+    info: ProgramInfo
+    struct_types: dict[str, StructLikeType] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    name: str = "program"
+    field_annotations: dict[str, dict[str, Annotations]] = field(default_factory=dict)

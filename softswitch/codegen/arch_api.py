@@ -1,0 +1,160 @@
+"""What an architecture sees of the code generator, and what it must provide.
+
+An architecture (v1model today; PSA or a TNA-like model could follow) turns extern
+instances, extern calls and the package instance into generated Python. It is handed an
+`ArchContext`: the few generator services it may use (resolve a type, generate an
+expression, assign, emit a line, record control-plane specs) and nothing else. The
+compiler (`softswitch.compiler`) picks the architecture; the code generator never imports
+one, so architectures depend on this module and never the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol
+
+from .. import program_info as pinfo
+from ..engine.names import field_py
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import Pos
+from .exprs import V, as_bits
+from .symbols import InstanceSym
+
+if TYPE_CHECKING:
+    from .program import ProgramGen
+
+__all__ = [
+    "ArchContext",
+    "Architecture",
+    "InstanceSym",
+    "V",
+    "annots_ir",
+    "as_bits",
+    "field_py",
+]
+
+
+def annots_ir(annots: A.Annots) -> pinfo.Annotations:
+    """Annotations as the control-plane description keeps them: (name, raw body) pairs."""
+    return tuple((a.name, a.body) for a in annots)
+
+
+class ArchContext:
+    """The generator services an architecture may use while it generates code."""
+
+    __slots__ = ("_gen",)
+
+    def __init__(self, gen: ProgramGen) -> None:
+        self._gen = gen
+
+    # ------------------------------------------------------------ types and values
+    def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
+        return self._gen.resolve_type(ref)
+
+    def type_of_name(self, name: str) -> T.P4Type | None:
+        """The type a name in the current scope stands for (None if it has none)."""
+        sym = self._gen.scope.lookup(name)
+        t = getattr(sym, "type", None)
+        return t if isinstance(t, T.P4Type) else None
+
+    def expr(self, e: A.Expr, expected: T.P4Type | None = None) -> V:
+        return self._gen.expr(e, expected)
+
+    def convert(self, v: V, target: T.P4Type, pos: Pos | None) -> V:
+        return self._gen.convert(v, target, pos)
+
+    def copy_code(self, code: str, t: T.P4Type) -> str:
+        """Code for a copy of a value (structs and headers are objects)."""
+        return self._gen.copy_code(code, t)
+
+    def bind_args(
+        self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None
+    ) -> list[A.Expr | None]:
+        return self._gen.bind_args(params, args, pos)
+
+    def check_extern_args(
+        self,
+        params: tuple[A.Param, ...],
+        bound: list[A.Expr | None],
+        bindings: dict[str, T.P4Type],
+    ) -> None:
+        self._gen.check_extern_args(params, bound, bindings)
+
+    # ------------------------------------------------------------ emitting code
+    def assign(self, target: A.Expr, v: V) -> None:
+        """Emit `target = v` with P4's assignment rules."""
+        self._gen.assign(target, v)
+
+    def line(self, code: str) -> None:
+        """Emit one line of Python at the current indentation."""
+        self._gen.out.line(code)
+
+    @contextmanager
+    def indent(self) -> Iterator[None]:
+        with self._gen.out.indent():
+            yield
+
+    # ------------------------------------------------------------ where we are
+    @property
+    def block_role(self) -> str | None:
+        """The package argument being generated (one of the architecture's `roles`)."""
+        return self._gen.block_role
+
+    @property
+    def struct_types(self) -> Mapping[str, T.StructLikeType]:
+        return self._gen.struct_types
+
+    def field_annotations(self, struct: str, name: str) -> A.Annots:
+        return self._gen.field_annotations.get(struct, {}).get(name, ())
+
+    # ------------------------------------------------------------ control-plane view
+    def add_extern(self, spec: pinfo.ExternSpec) -> None:
+        self._gen.info.externs[spec.name] = spec
+
+    def has_digest(self, name: str) -> bool:
+        return name in self._gen.info.digests
+
+    def add_digest(self, spec: pinfo.DigestSpec) -> None:
+        self._gen.info.digests[spec.name] = spec
+
+    def add_controller_header(self, spec: pinfo.ControllerHeaderSpec) -> None:
+        self._gen.info.controller_headers[spec.name] = spec
+
+
+class Architecture(Protocol):
+    """A target architecture: its package, its externs and the code they become."""
+
+    name: str
+    # the package's block arguments in order (the generator tells the architecture which
+    # one it is generating through ArchContext.block_role)
+    roles: tuple[str, ...]
+    # lines placed at the top of the generated module (imports of run-time helpers)
+    preamble: tuple[str, ...]
+
+    def instantiate(
+        self, cx: ArchContext, sym: InstanceSym, decl: A.Instance, in_place: bool = False
+    ) -> None:
+        """Emit the creation of an extern instance and record its spec."""
+        ...
+
+    def extern_method(
+        self, cx: ArchContext, sym: InstanceSym, method: str, call: A.Call, statement: bool
+    ) -> V:
+        """Code for a method call on an extern instance."""
+        ...
+
+    def extern_function(
+        self, cx: ArchContext, decl: A.ExternFunctionDecl, call: A.Call, statement: bool
+    ) -> V:
+        """Code for a call of an extern function."""
+        ...
+
+    def check_block(self, cx: ArchContext, role: str, arg: A.Expr) -> None:
+        """Refuse a package argument the target cannot run in that role."""
+        ...
+
+    def package(self, cx: ArchContext, decl: A.Instance, blocks: list[InstanceSym]) -> None:
+        """Emit the `return` of build(): the blocks in the order the target runs them."""
+        ...
