@@ -24,8 +24,8 @@ cookie included, trimmed to what `response_type` asks for. Before any pipeline e
 answers FAILED_PRECONDITION under the "bmv2" policy (as BMv2's PI server does) and an
 unset `config` under the "spec" policy (as the specification says).
 
-This module also holds the packet I/O codec (`ControllerHeader`) and the bytestring rules
-("Bytestrings"), both derived from the pipeline.
+This module also holds the packet I/O codec (`ControllerHeader`), derived from the
+pipeline.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from ..device_config import DeviceConfigError, load_device_config
 from ..frontend.errors import P4Error
 from ..p4info import P4InfoError, p4info_for
 from ..v1model.switch import Switch
+from .bytestrings import decode_uint, encode_uint
 from .errors import P4RuntimeError
 
 if TYPE_CHECKING:
-    from ..codegen import CompiledProgram
-    from ..ir import ControllerHeaderSpec
+    from ..program_info import CompiledProgram, ControllerHeaderSpec
 
 __all__ = [
     "ControllerHeader",
@@ -55,9 +55,6 @@ __all__ = [
     "Pipeline",
     "Pipelines",
     "RuntimeLike",
-    "bytestring_value",
-    "canonical",
-    "canonical_signed",
     "verify_config",
 ]
 
@@ -93,36 +90,6 @@ class RuntimeLike(Protocol):
 StoreFactory = Callable[[Switch, Any], EntityStoreLike]
 
 
-# ---------------------------------------------------------------- bytestrings
-def canonical(value: int) -> bytes:
-    """The shortest big-endian bytestring of an unsigned value (0 is one zero byte)."""
-    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
-
-
-def canonical_signed(value: int, width: int) -> bytes:
-    """The shortest two's-complement bytestring of an int<width> value."""
-    value &= (1 << width) - 1
-    if value >> (width - 1):
-        value -= 1 << width
-    bits = (value if value >= 0 else ~value).bit_length() + 1
-    n = max(1, (bits + 7) // 8)
-    return (value & ((1 << (8 * n)) - 1)).to_bytes(n, "big")
-
-
-def bytestring_value(data: bytes, width: int, what: str, allow_empty: bool = False) -> int:
-    """The unsigned value of a bytestring for a bit<width> field; INVALID_ARGUMENT if it
-    is empty (unless allowed) or does not fit (extra leading bytes must be zero)."""
-    if not data:
-        if allow_empty:
-            return 0
-        raise P4RuntimeError(_INVALID, f"{what}: empty bytestring")
-    v = int.from_bytes(data, "big")
-    if v >> width:
-        raise P4RuntimeError(_INVALID, f"{what}: value 0x{data.hex()} does not fit in {width} bits")
-    return v
-
-
-# ---------------------------------------------------------------- packet I/O headers
 @dataclass(frozen=True, slots=True)
 class HeaderField:
     name: str
@@ -156,8 +123,9 @@ class ControllerHeader:
 
     def pack(self, metadata: Iterable[Any], strict: bool) -> bytes:
         """The header bytes for PacketOut `metadata`; raises INVALID_ARGUMENT for unknown or
-        repeated ids and values that do not fit. `strict` (the specification) also refuses
-        missing fields and empty values; otherwise they are 0 (as BMv2)."""
+        repeated ids and OUT_OF_RANGE for values that do not fit. `strict` (the
+        specification) also refuses missing fields and empty values; otherwise they are 0
+        (as BMv2)."""
         values: dict[int, int] = {}
         for m in metadata:
             f = self.by_id.get(m.metadata_id)
@@ -168,7 +136,7 @@ class ControllerHeader:
                     _INVALID, f"{self.name} metadata id {m.metadata_id} given more than once"
                 )
             what = f"{self.name} metadata {f.name!r} (id {m.metadata_id})"
-            values[m.metadata_id] = bytestring_value(m.value, f.width, what, not strict)
+            values[m.metadata_id] = decode_uint(m.value, f.width, what, not strict)
         if strict:
             missing = [f"{f.name!r} (id {i})" for i, f in self.by_id.items() if i not in values]
             if missing:
@@ -191,7 +159,7 @@ class ControllerHeader:
             v = word & ((1 << f.width) - 1)
             word >>= f.width
             if f.id is not None:
-                out.append(p4runtime_pb2.PacketMetadata(metadata_id=f.id, value=canonical(v)))
+                out.append(p4runtime_pb2.PacketMetadata(metadata_id=f.id, value=encode_uint(v)))
         out.reverse()
         return out, data[self.nbytes :]
 

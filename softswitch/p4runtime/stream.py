@@ -41,10 +41,11 @@ import grpc
 
 from p4rt_proto import p4data_pb2, p4info_pb2, p4runtime_pb2
 
-from ..codegen.typeresolve import field_py
+from ..engine.names import field_py
 from .arbitration import Arbiter, Client
+from .bytestrings import encode_int, encode_uint
 from .errors import P4RuntimeError
-from .pipeline import Pipelines, RuntimeLike, canonical, canonical_signed
+from .pipeline import Pipelines, RuntimeLike
 from .status import SPACE, RpcAbort, Undecodable, status_code
 
 __all__ = ["DigestEngine", "IdleTimeouts", "Outbox", "StreamHandler", "encode_p4data"]
@@ -365,12 +366,12 @@ def encode_p4data(value: Any, spec: Any, info: Any) -> Any:
         bs = spec.bitstring
         which = bs.WhichOneof("type_spec")
         if which == "int":
-            d.bitstring = canonical_signed(int(value), bs.int.bitwidth)
+            d.bitstring = encode_int(int(value), bs.int.bitwidth)
         elif which == "varbit":
-            d.varbit.bitstring = canonical(int(value))
+            d.varbit.bitstring = encode_uint(int(value))
             d.varbit.bitwidth = bs.varbit.max_bitwidth
         else:
-            d.bitstring = canonical(int(value) & ((1 << bs.bit.bitwidth) - 1))
+            d.bitstring = encode_uint(int(value) & ((1 << bs.bit.bitwidth) - 1))
     elif kind == "bool":
         d.bool = bool(value)
     elif kind == "tuple":
@@ -396,7 +397,7 @@ def encode_p4data(value: Any, spec: Any, info: Any) -> Any:
             _header(d.header_stack.entries.add(), h, hspec)
     elif kind == "serializable_enum":
         width = info.serializable_enums[spec.serializable_enum.name].underlying_type.bitwidth
-        d.enum_value = canonical(int(value) & ((1 << width) - 1))
+        d.enum_value = encode_uint(int(value) & ((1 << width) - 1))
     elif kind == "enum":
         members = info.enums[spec.enum.name].members
         d.enum = value if isinstance(value, str) else members[int(value)].name
@@ -406,7 +407,7 @@ def encode_p4data(value: Any, spec: Any, info: Any) -> Any:
         nt = info.new_types[spec.new_type.name]
         if nt.HasField("original_type"):
             return encode_p4data(value, nt.original_type, info)
-        d.bitstring = canonical(int(value))
+        d.bitstring = encode_uint(int(value))
     else:
         raise ValueError(f"cannot encode P4 type {kind!r} as P4Data")
     return d
@@ -420,9 +421,9 @@ def _header(out: Any, h: Any, spec: Any) -> None:
         v = int(getattr(h, field_py(m.name)))
         bs = m.type_spec
         if bs.WhichOneof("type_spec") == "int":
-            out.bitstrings.append(canonical_signed(v, bs.int.bitwidth))
+            out.bitstrings.append(encode_int(v, bs.int.bitwidth))
         else:
-            out.bitstrings.append(canonical(v))
+            out.bitstrings.append(encode_uint(v))
 
 
 # ---------------------------------------------------------------- the stream handler

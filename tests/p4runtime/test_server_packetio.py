@@ -10,14 +10,9 @@ import grpc
 import pytest
 
 from p4rt_proto import p4data_pb2, p4runtime_pb2
+from softswitch.p4runtime.bytestrings import decode_uint, encode_int, encode_uint
 from softswitch.p4runtime.errors import P4RuntimeError
-from softswitch.p4runtime.pipeline import (
-    ControllerHeader,
-    HeaderField,
-    bytestring_value,
-    canonical,
-    canonical_signed,
-)
+from softswitch.p4runtime.pipeline import ControllerHeader, HeaderField
 from softswitch.p4runtime.stream import DigestEngine
 
 from ._server_support import (
@@ -93,20 +88,26 @@ def test_packet_out_from_a_backup_is_dropped_with_a_stream_error(
 
 
 @pytest.mark.parametrize(
-    ("metadata", "why"),
+    ("metadata", "why", "code"),
     [
-        ({"x": (9, b"\x01")}, "unknown"),
-        ({"a": (1, b"\x02\x00"), "tag": (3, b"\x01")}, "does not fit"),  # 512 in 9 bits
-        ({"a": (1, b"\x01"), "b": (1, b"\x02")}, "more than once"),
-        ({"tag": (3, b"\x00\x01\x00\x00")}, "does not fit"),
+        ({"x": (9, b"\x01")}, "unknown", Code.INVALID_ARGUMENT),
+        # the specification's "Bytestrings": a value wider than the field is OUT_OF_RANGE
+        ({"a": (1, b"\x02\x00"), "tag": (3, b"\x01")}, "does not fit", Code.OUT_OF_RANGE),
+        ({"a": (1, b"\x01"), "b": (1, b"\x02")}, "more than once", Code.INVALID_ARGUMENT),
+        ({"tag": (3, b"\x00\x01\x00\x00")}, "does not fit", Code.OUT_OF_RANGE),
     ],
 )
-def test_bad_packet_out_metadata_is_invalid_argument(
-    committed: Program, primary: StreamClient, runtime: FakeRuntime, metadata: Any, why: str
+def test_bad_packet_out_metadata_is_refused(
+    committed: Program,
+    primary: StreamClient,
+    runtime: FakeRuntime,
+    metadata: Any,
+    why: str,
+    code: grpc.StatusCode,
 ) -> None:
     sent = primary.packet_out(ETH, **metadata)
     err = primary.recv("error").error
-    assert err.canonical_code == Code.INVALID_ARGUMENT.value[0]
+    assert err.canonical_code == code.value[0]
     assert why in err.message
     assert err.packet_out.packet_out == sent
     assert runtime.injected == []
@@ -188,18 +189,18 @@ def test_controller_header_packs_and_unpacks_msb_first() -> None:
 
 
 def test_bytestrings() -> None:
-    assert canonical(0) == b"\x00" and canonical(256) == b"\x01\x00"
-    assert canonical_signed(-3, 8) == b"\xfd"
-    assert canonical_signed(-128, 8) == b"\x80"
-    assert canonical_signed(127, 8) == b"\x7f"
-    assert canonical_signed(128, 16) == b"\x00\x80"
-    assert canonical_signed(0xFF, 8) == b"\xff"  # the bits of -1
-    assert bytestring_value(b"\x00\x00\x01", 1, "x") == 1
+    assert encode_uint(0) == b"\x00" and encode_uint(256) == b"\x01\x00"
+    assert encode_int(-3, 8) == b"\xfd"
+    assert encode_int(-128, 8) == b"\x80"
+    assert encode_int(127, 8) == b"\x7f"
+    assert encode_int(128, 16) == b"\x00\x80"
+    assert encode_int(0xFF, 8) == b"\xff"  # the bits of -1
+    assert decode_uint(b"\x00\x00\x01", 1, "x") == 1
     with pytest.raises(P4RuntimeError):
-        bytestring_value(b"\x02", 1, "x")
+        decode_uint(b"\x02", 1, "x")
     with pytest.raises(P4RuntimeError):
-        bytestring_value(b"", 8, "x")
-    assert bytestring_value(b"", 8, "x", allow_empty=True) == 0
+        decode_uint(b"", 8, "x")
+    assert decode_uint(b"", 8, "x", allow_empty=True) == 0
 
 
 # ---------------------------------------------------------------- digests

@@ -2,11 +2,8 @@
 
 The rules are those of the P4Runtime specification:
 
-* "Bytestrings": a received value may have any length (canonical or zero-padded, as
-  p4runtime-shell sends them); it is checked by value. An empty string, or a value that
-  does not fit the P4Info bitwidth, is rejected with OUT_OF_RANGE. Signed values
-  (`int<W>`, only in `P4Data`) are sign-extended. Every value this package *produces* is
-  canonical: the shortest string holding the value (at least one byte).
+* "Bytestrings": `softswitch.p4runtime.bytestrings` (any length in, value checked against
+  the bitwidth, OUT_OF_RANGE if it does not fit; canonical out).
 * "Match Format": a don't-care match is the omission of the field; a ternary mask of 0,
   an lpm prefix length of 0 or a range covering every value is INVALID_ARGUMENT, as are
   value bits outside the ternary mask or the lpm prefix, `low > high`, a missing exact
@@ -22,18 +19,15 @@ from collections.abc import Iterable, Sequence
 import grpc
 
 from ...engine import matches as M
+from ..bytestrings import decode_uint, encode_uint
 from ..errors import P4RuntimeError
 from .info import ActionInfo, FieldInfo, P4InfoIndex
 
 __all__ = [
     "decode_action",
-    "decode_int",
     "decode_matches",
-    "decode_uint",
     "encode_action",
-    "encode_int",
     "encode_matches",
-    "encode_uint",
     "fail",
 ]
 
@@ -43,40 +37,6 @@ Code = grpc.StatusCode
 def fail(code: grpc.StatusCode, message: str) -> P4RuntimeError:
     """The error to raise (`raise fail(Code.NOT_FOUND, "...")`)."""
     return P4RuntimeError(code, message)
-
-
-# ---------------------------------------------------------------- bytestrings
-
-
-def decode_uint(data: bytes, width: int, what: str) -> int:
-    """An unsigned value of `width` bits from a bytestring of any length."""
-    if not data:
-        raise fail(Code.OUT_OF_RANGE, f"{what}: empty bytestring")
-    v = int.from_bytes(data, "big")
-    if v >> width:
-        raise fail(Code.OUT_OF_RANGE, f"{what}: value {v:#x} does not fit in {width} bits")
-    return v
-
-
-def decode_int(data: bytes, width: int, what: str) -> int:
-    """A signed (two's complement, sign-extended) value of `width` bits."""
-    if not data:
-        raise fail(Code.OUT_OF_RANGE, f"{what}: empty bytestring")
-    v = int.from_bytes(data, "big", signed=True)
-    if not -(1 << (width - 1)) <= v < (1 << (width - 1)):
-        raise fail(Code.OUT_OF_RANGE, f"{what}: value {v} does not fit in int<{width}>")
-    return v
-
-
-def encode_uint(value: int) -> bytes:
-    """The canonical (shortest, at least one byte) bytestring of an unsigned value."""
-    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
-
-
-def encode_int(value: int) -> bytes:
-    """The canonical bytestring of a signed value (shortest two's complement)."""
-    bits = (value if value >= 0 else ~value).bit_length() + 1
-    return value.to_bytes(max(1, (bits + 7) // 8), "big", signed=True)
 
 
 # ---------------------------------------------------------------- match fields

@@ -26,7 +26,8 @@ from typing import Any
 from p4rt_proto import p4runtime_pb2
 
 from ...v1model.switch import CloneSession
-from .codec import Code, decode_uint, encode_uint, fail
+from ..bytestrings import decode_uint, encode_uint
+from .codec import Code, fail
 
 INSERT, MODIFY, DELETE = (
     p4runtime_pb2.Update.INSERT,

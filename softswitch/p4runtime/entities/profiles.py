@@ -33,7 +33,8 @@ from typing import Any
 
 from p4rt_proto import p4runtime_pb2
 
-from .codec import Code, decode_action, decode_uint, encode_action, encode_uint, fail
+from ..bytestrings import decode_uint, encode_uint
+from .codec import Code, decode_action, encode_action, fail
 from .info import ActionInfo, ProfileInfo, TableInfo
 
 INSERT, MODIFY, DELETE = (

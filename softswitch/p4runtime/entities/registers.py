@@ -15,7 +15,8 @@ from typing import Any
 
 from p4rt_proto import p4runtime_pb2
 
-from .codec import Code, decode_int, decode_uint, encode_int, encode_uint, fail
+from ..bytestrings import decode_int, decode_uint, encode_int, encode_uint
+from .codec import Code, fail
 from .counters import indexes
 from .info import RegisterInfo
 
@@ -73,7 +74,7 @@ class Registers:
         w = info.bitwidth
         v = int(value) & ((1 << w) - 1)
         if info.kind == "int":
-            out.bitstring = encode_int(v - (1 << w) if v >> (w - 1) else v)
+            out.bitstring = encode_int(v, w)
         else:
             out.bitstring = encode_uint(v)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from softswitch.p4runtime.entities.codec import decode_int, decode_uint, encode_int, encode_uint
+from softswitch.p4runtime.bytestrings import decode_int, decode_uint, encode_int, encode_uint
 from softswitch.p4runtime.errors import P4RuntimeError
 
 from ._entities_util import Code
@@ -43,9 +43,9 @@ INVALID = [
 @pytest.mark.parametrize(("signed", "width", "value", "data", "canonical"), VALID)
 def test_valid_examples(signed: bool, width: int, value: int, data: bytes, canonical: bool) -> None:
     decode = decode_int if signed else decode_uint
-    encode = encode_int if signed else encode_uint
     assert decode(data, width, "x") == value
-    assert (encode(value) == data) == canonical
+    encoded = encode_int(value, width) if signed else encode_uint(value)
+    assert (encoded == data) == canonical
 
 
 @pytest.mark.parametrize(("signed", "width", "data"), INVALID)
@@ -67,8 +67,16 @@ def test_unsigned_round_trip(width: int, data: st.DataObject, pad: int) -> None:
 @given(width=st.integers(1, 128), data=st.data(), pad=st.integers(0, 4))
 def test_signed_round_trip(width: int, data: st.DataObject, pad: int) -> None:
     v = data.draw(st.integers(-(1 << (width - 1)), (1 << (width - 1)) - 1))
-    enc = encode_int(v)
+    enc = encode_int(v, width)
+    assert encode_int(v & ((1 << width) - 1), width) == enc  # the bit pattern, the same
     fill = b"\xff" if v < 0 else b"\x00"
     assert decode_int(fill * pad + enc, width, "x") == v
     # shortest: dropping the first byte would change the value
     assert len(enc) == 1 or int.from_bytes(enc[1:], "big", signed=True) != v
+
+
+def test_empty_bytestring_allowed_where_asked() -> None:
+    assert decode_uint(b"", 8, "x", allow_empty=True) == 0
+    with pytest.raises(P4RuntimeError) as e:
+        decode_uint(b"\x02", 1, "x", allow_empty=True)
+    assert e.value.code == Code.OUT_OF_RANGE
