@@ -62,8 +62,10 @@ class SwitchRuntime:
         queue_depth: int | None = None,
         queue_rate_pps: float | None = None,
         queue_rate_bps: float | None = None,
+        name: str | None = None,
     ) -> None:
         self.lock = threading.RLock()
+        self.name = name if name is not None else f"device {device_id}"  # in data-path logs
         self.switch: Switch | None = None
         self.cpu_port = cpu_port
         self.device_id = device_id
@@ -98,6 +100,7 @@ class SwitchRuntime:
             cpu_port=self.cpu_port,
             trace=self.log_console,
             priority_queues=self.priority_queues,
+            device=self.name,
         )
         if self.queue_depth is not None:
             sw.tm.set_depth(self.queue_depth)

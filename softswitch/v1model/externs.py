@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.errors import AlreadyExists, InvalidArgument, NotFound, OutOfRange, ResourceExhausted
+from .context import DATAPLANE_LOGGER
 from .hashes import hash_result, pack_fields
 from .meters import Meter as MeterCore
 from .meters import MeterType, RateConfig
@@ -20,17 +21,22 @@ class Register:
     destination unchanged; a write out of range does nothing.
     """
 
-    def __init__(self, name: str, size: int, width: int, signed: bool = False) -> None:
+    def __init__(
+        self, name: str, size: int, width: int, signed: bool = False, log: Any = None
+    ) -> None:
         self.name = name
         self.size = size
         self.width = width
         self.signed = signed
         self.values = [0] * size
+        self.log = log if log is not None else logging.getLogger(DATAPLANE_LOGGER)
 
     def read(self, index: int, current: Any) -> Any:
         if 0 <= index < self.size:
             return self.values[index]
-        print(f"softswitch: {self.name}: read index {index} out of range", file=sys.stderr)
+        self.log.error(
+            "register %s: read index %d out of range (size %d)", self.name, index, self.size
+        )
         return current
 
     def write(self, index: int, value: int) -> None:

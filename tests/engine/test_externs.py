@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import zlib
+
+import pytest
 
 from softswitch.clock import SimClock
 from softswitch.engine.matches import Exact
@@ -16,7 +19,7 @@ def pkt(k: int, v: int = 0, c: int = 0) -> bytes:
     return bytes([k]) + v.to_bytes(4, "big") + c.to_bytes(2, "big")
 
 
-def test_register_read_write_and_out_of_range() -> None:
+def test_register_read_write_and_out_of_range(caplog: pytest.LogCaptureFixture) -> None:
     src = program(
         decls=HDR,
         ingress="""
@@ -33,8 +36,13 @@ def test_register_read_write_and_out_of_range() -> None:
     assert sw.process(0, pkt(1, 77)) == [(0, pkt(1, 0))]
     assert sw.process(0, pkt(1, 88)) == [(0, pkt(1, 77))]
     assert sw.externs["I.r"].values == [0, 88, 0, 0]
-    assert sw.process(0, pkt(9, 5)) == [(0, pkt(9, 0xFFFF))]  # write out of range ignored
+    with caplog.at_level(logging.ERROR, logger="softswitch.dataplane"):
+        assert sw.process(0, pkt(9, 5)) == [(0, pkt(9, 0xFFFF))]  # write out of range ignored
     assert sw.externs["I.r"].values == [0, 88, 0, 0]
+    # the read logs an error, as BMv2 does, through logging and with the device name
+    (rec,) = caplog.records
+    assert rec.levelno == logging.ERROR
+    assert rec.getMessage() == f"{sw.log.device}: register I.r: read index 9 out of range (size 4)"
 
 
 def test_counter_counts_packets_and_bytes() -> None:
