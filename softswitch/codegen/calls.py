@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from .effects import may_write
 from .emitter import Emitter
 from .exprs import V, _SymType, const_v
 from .printer import expr_text
@@ -30,6 +31,12 @@ SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.Va
 
 def is_scalar(t: T.P4Type) -> bool:
     return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
+
+
+def _root_name(e: A.Expr | None) -> str | None:
+    while isinstance(e, A.Member | A.Index | A.Slice):
+        e = e.base
+    return e.name if isinstance(e, A.NameRef) else None
 
 
 def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
@@ -139,14 +146,21 @@ class CallMixin:
         statement: bool,
         ret: T.P4Type,
         aggregates: bool = True,
+        callee: A.ParserDecl | A.ControlDecl | None = None,
     ) -> V:
         """Call a generated function with copy-in/copy-out of out and inout arguments.
 
         Arguments are evaluated left to right; when a later argument needs statements of
-        its own (a call with out arguments), earlier values are saved first.
+        its own (a call with out arguments), earlier values are saved first. An `in`
+        header or struct given to a sub-block (`callee`) that cannot write through that
+        parameter is passed by reference, unless another out/inout argument of the same
+        call starts from the same variable.
         """
         bound = self.bind_args(params, c.args, c.pos)
         backs: list[tuple[A.Expr, T.P4Type]] = []
+        written_roots = {
+            _root_name(a) for p, a in zip(params, bound, strict=True) if p.direction != "in"
+        }
 
         def argument(p: A.Param, a: A.Expr | None) -> V:
             pt = self.resolve_type(p.type_ref)
@@ -154,7 +168,14 @@ class CallMixin:
                 return V(self.zero_code(pt), pt)
             if p.direction not in ("out", "inout"):
                 v = self.convert(self.expr(a, pt), pt, a.pos)
-                return V(v.code if is_scalar(pt) else self.copy_code(v.code, pt), pt, v.const)
+                if is_scalar(pt) or (
+                    callee is not None
+                    and p.direction == "in"
+                    and _root_name(a) not in written_roots
+                    and not may_write(callee, p.name)
+                ):
+                    return V(v.code, pt, v.const)
+                return V(self.copy_code(v.code, pt), pt, v.const)
             if copies_back(p, pt, aggregates):
                 a = self.stabilize(a)
                 backs.append((a, pt))
@@ -307,7 +328,7 @@ class CallMixin:
     def apply_instance(self: ProgramGen, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
-        return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False)
+        return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False, callee=decl)
 
     # ------------------------------------------------------------ packet_in / packet_out
     def packet_method(

@@ -282,3 +282,34 @@ def test_priority_annotation_in_const_entries() -> None:
         """,
     )
     assert one(src, bytes([1, 0, 0]))[1] == 2  # BMv2: the smallest @priority wins
+
+
+def test_in_struct_of_a_sub_control_is_a_copy() -> None:
+    """A sub-control's `in` header struct is its own copy: writing into it changes nothing
+    in the caller, also when the caller passes the same struct as an inout argument of the
+    same call; a read-only use (passed by reference) sees the caller's values."""
+    src = program(
+        decls=HDR
+        + """
+        control Writes(in headers_t h, inout bit<8> v) {
+            apply { h.h.r = 99; v = h.h.r; }
+        }
+        control Reads(in headers_t h, inout bit<8> v) {
+            apply { if (h.h.isValid()) { v = h.h.r + 1; } }
+        }
+        control Both(in headers_t a, inout headers_t b) {
+            apply { b.h.s = 50; b.h.r = a.h.s; }
+        }
+        """,
+        ingress="""
+        Writes() w;
+        Reads() r;
+        Both() both;
+        apply {
+            w.apply(hdr, hdr.h.k);   // k = 99; r stays 7
+            r.apply(hdr, hdr.h.s);   // s = r + 1 = 8
+            both.apply(hdr, hdr);    // s = 50; r = s as it was before the call (8)
+        }
+        """,
+    )
+    assert one(src, bytes([1, 7, 0])) == bytes([99, 8, 50])
