@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from .. import program_info as pinfo
-from ..codegen.arch_api import ArchContext, InstanceSym, V, annots_ir, as_bits, field_py
+from ..codegen.arch_api import ArchContext, InstanceSym, V, annots_ir, as_bits
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from . import field_lists as FL
+from .hashes import BMV2_ALGORITHMS, U64_MASK
 
 HASH_ALGOS = {
     "crc32",
@@ -156,12 +158,13 @@ class V1Model:
             dt = cx.expr(dst).type
             algo = self._enum_name(bound[1])
             base = self._uint(cx, bound[2])
-            data = self.field_list(cx, bound[3])
+            data = FL.bytes_code(FL.flatten(cx, bound[3]))
             mx = self._uint(cx, bound[4])
+            width = T.width_of(dt)
             if algo == "random":
-                code = f"ctx.random_hash({base}, {mx}, {T.width_of(dt)})"
+                code = f"ctx.random_hash({base}, {mx}, {width})"
             else:
-                code = f"_hash({algo!r}, {base}, _pack({data}), {mx}, {T.width_of(dt)})"
+                code = _hash_code(algo, base, data, mx, width)
             cx.assign(dst, V(code, dt))
             return V("", T.VOID)
         if name == "random":
@@ -173,29 +176,40 @@ class V1Model:
             return V("", T.VOID)
         if name in ("verify_checksum", "verify_checksum_with_payload"):
             cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
-            data = self.field_list(cx, bound[1])
+            data = FL.bytes_code(FL.flatten(cx, bound[1]))
             ck = cx.expr(bound[2])
             algo = self._enum_name(bound[3])
-            valid = self._valid_of(cx, bound[2])
-            payload = "ctx.payload" if name.endswith("payload") else "None"
-            return V(
-                f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data}, "
-                f"{as_bits(ck.code, ck.type)}, {payload})",
-                T.VOID,
-            )
+            valid = FL.valid_of(cx, bound[2])
+            if name.endswith("payload"):
+                data = f"{data} + ctx.payload"
+            if algo not in BMV2_ALGORITHMS:  # refused at run time, as BMv2 does
+                return V(f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data})", T.VOID)
+            # BMv2 checks the header's validity, then the condition, then compares the
+            # untruncated result with the field
+            cx.line(f"if {valid} and {cond}:")
+            with cx.indent():
+                cx.line(
+                    f"if _HASHES[{algo!r}]({data}) & {U64_MASK:#x} != {as_bits(ck.code, ck.type)}:"
+                )
+                with cx.indent():
+                    cx.line("ctx.std.checksum_error = 1")
+            return V("", T.VOID)
         if name in ("update_checksum", "update_checksum_with_payload"):
             cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
-            data = self.field_list(cx, bound[1])
+            data = FL.bytes_code(FL.flatten(cx, bound[1]))
             dst = bound[2]
             dt = cx.expr(dst).type
             algo = self._enum_name(bound[3])
-            payload = "ctx.payload" if name.endswith("payload") else "None"
+            if name.endswith("payload"):
+                data = f"{data} + ctx.payload"
+            width = T.width_of(dt)
+            if algo in BMV2_ALGORITHMS:
+                code = f"_HASHES[{algo!r}]({data}) & {(1 << min(width, 64)) - 1:#x}"
+            else:  # refused at run time, as BMv2 does
+                code = f"_checksum({algo!r}, {data}, {width})"
             cx.line(f"if {cond}:")
             with cx.indent():
-                cx.assign(
-                    dst,
-                    V(f"_checksum({algo!r}, {data}, {T.width_of(dt)}, {payload})", dt),
-                )
+                cx.assign(dst, V(code, dt))
             return V("", T.VOID)
         if name in ("clone", "clone3", "clone_preserving_field_list"):
             ctype = self._enum_name(bound[0])
@@ -312,44 +326,6 @@ class V1Model:
             return e.name
         raise P4TypeError.at(e.pos if e is not None else None, "an enum member is expected here")  # type: ignore[arg-type]
 
-    def _valid_of(self, cx: ArchContext, e: A.Expr | None) -> str:
-        if isinstance(e, A.Member):
-            bt = T.strip_newtype(cx.expr(e.base).type)
-            if isinstance(bt, T.StructLikeType) and bt.is_header:
-                return f"{cx.expr(e.base).code}._v"
-        return "True"
-
-    def field_list(self, cx: ArchContext, e: A.Expr | None) -> str:
-        """Python tuple of (value, width, valid) triples for hashing and checksums."""
-        if e is None:
-            return "()"
-        parts: list[str] = []
-        self._flatten(cx, e, parts)
-        return "(" + "".join(p + ", " for p in parts) + ")"
-
-    def _flatten(self, cx: ArchContext, e: A.Expr, parts: list[str]) -> None:
-        if isinstance(e, A.ListExpr):
-            for i in e.items:
-                self._flatten(cx, i, parts)
-            return
-        if isinstance(e, A.StructExpr):
-            for _n, i in e.fields:
-                self._flatten(cx, i, parts)
-            return
-        v = cx.expr(e)
-        self._flatten_value(cx, v, self._valid_of(cx, e), parts)
-
-    def _flatten_value(self, cx: ArchContext, v: V, valid: str, parts: list[str]) -> None:
-        t = T.strip_newtype(v.type)
-        if isinstance(t, T.StructLikeType):
-            inner_valid = f"{v.code}._v" if t.is_header else valid
-            for n, ft in t.fields.items():
-                self._flatten_value(cx, V(f"{v.code}.{field_py(n)}", ft), inner_valid, parts)
-            return
-        if isinstance(t, T.IntLiteralType):
-            raise P4TypeError("int values in a field list need a width", "<program>", 0, 0)
-        parts.append(f"({as_bits(v.code, t)}, {T.width_of(t)}, {valid})")
-
     # ------------------------------------------------------------ the package
     def package(self, cx: ArchContext, d: A.Instance, blocks: list[InstanceSym]) -> None:
         t = cx.resolve_type(d.type_ref)
@@ -385,6 +361,31 @@ class V1Model:
                 pinfo.ControllerHeaderSpec(name, st.name, fields, annots_ir(st.annotations))
             )
         del htype
+
+
+def _hash_code(algo: str, base: str, data: str, max_: str, width: int) -> str:
+    """Code for BMv2's `hash()` result: base + (algo(data) mod max), in uint64_t
+    arithmetic, cut to the destination's width; max == 0 counts as 1 (the result is base)."""
+    if algo not in BMV2_ALGORITHMS or not (_is_int(base) and _is_int(max_)):
+        return f"_hash({algo!r}, {base}, {data}, {max_}, {width})"
+    b, m = int(base, 0) & U64_MASK, int(max_, 0) & U64_MASK
+    mask = (1 << width) - 1 if width < 64 else U64_MASK
+    if m <= 1:
+        return f"{b & mask:#x}"
+    h = f"(_HASHES[{algo!r}]({data}) & {U64_MASK:#x})"
+    if m <= U64_MASK and (m & (m - 1)) == 0:
+        h = f"({h} & {m - 1:#x})"
+    else:
+        h = f"({h} % {m:#x})"
+    return f"(({h} + {b:#x}) & {mask:#x})" if b else (f"({h} & {mask:#x})" if mask < m - 1 else h)
+
+
+def _is_int(code: str) -> bool:
+    try:
+        int(code, 0)
+    except ValueError:
+        return False
+    return True
 
 
 def _flat_fields(cx: ArchContext, st: T.StructLikeType, prefix: str) -> list[pinfo.HeaderFieldSpec]:

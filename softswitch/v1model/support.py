@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .hashes import compute, hash_result, pack_fields
+from .hashes import BMV2_ALGORITHMS, compute, hash_result, pack_fields
 
-__all__ = ["_checksum", "_hash", "_pack"]
+__all__ = ["_HASHES", "_checksum", "_hash", "_pack"]
 
 Triple = tuple[int, int, bool]
+
+# algorithm name -> function of the serialised field list (BMv2's calculations); generated
+# code calls these directly when the algorithm is known at compile time
+_HASHES = BMV2_ALGORITHMS
 
 
 def _pack(fields: Sequence[Triple]) -> bytes:
@@ -20,8 +24,6 @@ def _hash(algo: str, base: int, data: bytes, max_: int, width: int) -> int:
     return hash_result(algo, base, data, max_, width)
 
 
-def _checksum(algo: str, fields: Sequence[Triple], width: int, payload: bytes | None) -> int:
-    data = _pack(fields)
-    if payload:
-        data += payload
+def _checksum(algo: str, data: bytes, width: int) -> int:
+    """update_checksum's value over the serialised field list (and payload, if any)."""
     return compute(algo, data) & ((1 << width) - 1)

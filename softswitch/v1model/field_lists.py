@@ -1,0 +1,105 @@
+"""Field lists of hash and checksum calls -> generated code for BMv2's byte string.
+
+BMv2 serialises a field list by concatenating each field's bits, most significant first,
+leaving out the fields of invalid headers, and padding the end with zero bits to a whole
+byte (`hashes.pack_fields`). When every field has a fixed width and the fields share one
+validity condition (the usual `{ hdr.ipv4.version, ..., hdr.ipv4.dst_addr }`), the
+generated code builds that string with one shift-or expression and one `to_bytes`; other
+lists go through `_pack` at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..codegen.arch_api import ArchContext, V, as_bits, field_py
+from ..frontend import ast as A
+from ..frontend import types as T
+from ..frontend.errors import P4TypeError
+
+__all__ = ["Part", "bytes_code", "flatten", "triples_code", "valid_of"]
+
+_SIMPLE = re.compile(r"[A-Za-z_][\w.]*|\d+")
+
+
+@dataclass(slots=True, frozen=True)
+class Part:
+    """One field of a flattened list: its unsigned value, width and validity (code)."""
+
+    code: str
+    width: int
+    valid: str
+    fixed: bool  # a plain bit<W>/int<W>/bool value (no varbit or other run-time width)
+
+
+def valid_of(cx: ArchContext, e: A.Expr | None) -> str:
+    """Code for the validity of the header a field belongs to ("True" if none)."""
+    if isinstance(e, A.Member):
+        base = cx.expr(e.base)
+        bt = T.strip_newtype(base.type)
+        if isinstance(bt, T.StructLikeType) and bt.is_header:
+            return f"{base.code}._v"
+    return "True"
+
+
+def flatten(cx: ArchContext, e: A.Expr | None) -> list[Part]:
+    """The fields of a field-list argument, structs and headers expanded in order."""
+    parts: list[Part] = []
+    if e is not None:
+        _flatten(cx, e, parts)
+    return parts
+
+
+def _flatten(cx: ArchContext, e: A.Expr, parts: list[Part]) -> None:
+    if isinstance(e, A.ListExpr):
+        for i in e.items:
+            _flatten(cx, i, parts)
+        return
+    if isinstance(e, A.StructExpr):
+        for _n, i in e.fields:
+            _flatten(cx, i, parts)
+        return
+    _flatten_value(cx.expr(e), valid_of(cx, e), parts)
+
+
+def _flatten_value(v: V, valid: str, parts: list[Part]) -> None:
+    t = T.strip_newtype(v.type)
+    if isinstance(t, T.StructLikeType):
+        inner_valid = f"{v.code}._v" if t.is_header else valid
+        for n, ft in t.fields.items():
+            _flatten_value(V(f"{v.code}.{field_py(n)}", ft), inner_valid, parts)
+        return
+    if isinstance(t, T.IntLiteralType):
+        raise P4TypeError("int values in a field list need a width", "<program>", 0, 0)
+    fixed = isinstance(t, T.BitType | T.BoolType)
+    parts.append(Part(as_bits(v.code, t), T.width_of(t), valid, fixed))
+
+
+def triples_code(parts: list[Part]) -> str:
+    """A Python tuple of (value, width, valid) triples (what `_pack` takes)."""
+    return "(" + "".join(f"({p.code}, {p.width}, {p.valid}), " for p in parts) + ")"
+
+
+def bytes_code(parts: list[Part]) -> str:
+    """Code for the serialised field list (a `bytes` value)."""
+    if not parts:
+        return 'b""'
+    valids = {p.valid for p in parts}
+    if len(valids) != 1 or not all(p.fixed for p in parts):
+        return f"_pack({triples_code(parts)})"
+    nbits = sum(p.width for p in parts)
+    pad = -nbits % 8
+    shift = nbits + pad
+    terms: list[str] = []
+    for p in parts:
+        if p.width == 0:
+            continue
+        shift -= p.width
+        code = p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})"
+        terms.append(f"{code} << {shift}" if shift else code)
+    if not terms:
+        return 'b""'
+    packed = f"({' | '.join(terms)}).to_bytes({(nbits + pad) // 8}, 'big')"
+    (valid,) = valids
+    return packed if valid == "True" else f"({packed} if {valid} else b'')"
