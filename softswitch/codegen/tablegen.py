@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from .. import program_info as pinfo
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     from .program import ProgramGen
 
 DEFAULT_TABLE_SIZE = 1024
+
+
+# key code that only reads values (names, fields, masks, shifts): safe not to evaluate
+_PURE_KEY = re.compile(r"[\w.\s()&|<>,+-]*")
+_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
 
 
 class TableGenMixin:
@@ -226,8 +232,11 @@ class TableGenMixin:
             if sel_codes:
                 sel = "(" + ", ".join(sel_codes) + ("," if len(sel_codes) == 1 else "") + ")"
                 self.out.line(f"_r = {tpy}.lookup({key}, {sel})")
+            elif _PURE_KEY.fullmatch(key) and not _CALL.search(key):
+                # an empty table gives its default result without building the key
+                self.out.line(f"_r = {tpy}.empty or {tpy}.hot({key})")
             else:
-                self.out.line(f"_r = {tpy}.lookup({key})")
+                self.out.line(f"_r = {tpy}.hot({key})")
             if self.trace_enabled:
                 self.out.line(f"_trace('table', {qualified!r}, _r)")
             self.out.line("_r[2](*_r[3])")

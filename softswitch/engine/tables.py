@@ -73,9 +73,48 @@ class Table:
         self._plens: list[tuple[int, int]] = []  # (prefix length, mask), longest first
         self._ordered: list[Entry] = []
         self.default = Entry((), 0, "", ())
+        # what generated code calls: `empty` is the default result while the table has no
+        # entries (the key need not even be built), `hot` the lookup specialised for this
+        # table's match kinds and features; both are rebuilt by every change (`refresh`)
+        self.empty: Result | None = None
+        self.hot: Callable[[tuple[int, ...]], Result] = self.lookup
+        self._exact_results = _ExactResults(self)
         self.set_default(spec.default_action, spec.default_args, initial=True)
         if spec.const_entries:
             self._add_const_entries(spec.const_entries)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebind `empty` and `hot` after entries, the default action or the table's
+        attachments (profile, direct meter, idle-timeout clock) changed."""
+        self.empty = None if self.entries else self.default.result
+        plain = (
+            self.profile is None
+            and self.clock is None
+            and not self.direct_counter
+            and self.direct_meter is None
+        )
+        if plain and self.all_exact:
+            self.hot = self._exact_results.__getitem__
+        elif plain and self.lpm_index is not None and len(self.kinds) == 1:
+            self.hot = self._lpm_lookup()
+        else:
+            self.hot = self.lookup
+
+    def _lpm_lookup(self) -> Callable[[tuple[int, ...]], Result]:
+        """One-key LPM: one dict per prefix length, longest first, masks precomputed."""
+        levels = [(mask, self._by_plen[plen]) for plen, mask in self._plens]
+        default = self.default
+
+        def lookup(key: tuple[int, ...]) -> Result:
+            v = key[0]
+            for mask, entries in levels:
+                e = entries.get((v & mask,))
+                if e is not None:
+                    return e.result  # type: ignore[return-value]
+            return default.result  # type: ignore[return-value]
+
+        return lookup
 
     # ------------------------------------------------------------ lookup
     def lookup(self, key: tuple[int, ...], sel: tuple[int, ...] = ()) -> Result:
@@ -232,11 +271,15 @@ class Table:
             e.result = self._result(action, e.args, True, e)
         self.entries[k] = e
         self._index(e)
+        self.refresh()
         return e
 
     def _index(self, e: Entry) -> None:
         if self.all_exact:
-            self._exact[tuple(m.value for m in e.matches)] = e  # type: ignore[union-attr]
+            k = tuple(m.value for m in e.matches)  # type: ignore[union-attr]
+            self._exact[k] = e
+            if e.result is not None:
+                self._exact_results[k] = e.result
         elif self.lpm_index is not None:
             p = self.lpm_index
             lpm = e.matches[p]
@@ -256,7 +299,9 @@ class Table:
 
     def _unindex(self, e: Entry) -> None:
         if self.all_exact:
-            del self._exact[tuple(m.value for m in e.matches)]  # type: ignore[union-attr]
+            k = tuple(m.value for m in e.matches)  # type: ignore[union-attr]
+            del self._exact[k]
+            self._exact_results.pop(k, None)
         elif self.lpm_index is not None:
             lpm = e.matches[self.lpm_index]
             plen = lpm.prefix_len if isinstance(lpm, M.Lpm) else 0
@@ -294,6 +339,10 @@ class Table:
         e.result = (
             self._result(action, e.args, True, e) if member is None and group is None else None
         )
+        if self.all_exact:
+            self._unindex(e)
+            self._index(e)
+        self.refresh()
         return e
 
     def delete(self, matches: Sequence[M.Match], priority: int | None = None) -> Entry:
@@ -302,6 +351,7 @@ class Table:
             raise PermissionDenied(f"table {self.name} has constant entries")
         del self.entries[self._entry_key(e.matches, e.priority)]
         self._unindex(e)
+        self.refresh()
         return e
 
     def clear(self) -> None:
@@ -316,6 +366,7 @@ class Table:
         self.default.action = action
         self.default.args = tuple(args)
         self.default.result = self._result(action, tuple(args), False, self.default)
+        self.refresh()
 
     def reset_default(self) -> None:
         self.set_default(self.spec.default_action, self.spec.default_args, initial=True)
@@ -340,3 +391,16 @@ class Table:
             ]
         for ce, prio in zip(entries, prios, strict=True):
             self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)
+
+
+class _ExactResults(dict):  # type: ignore[type-arg]
+    """Exact key -> the result of its entry; a missing key is the table's default result."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: Table) -> None:
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, key: tuple[int, ...]) -> Result:
+        return self.table.default.result  # type: ignore[return-value]

@@ -9,7 +9,6 @@ state; nothing is module-level. `process()` is deterministic for a given seed an
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ from ..engine.names import field_py
 from ..engine.runtime import PacketReader, _ExitSignal, _ParserError, _Reject
 from ..engine.tables import Table
 from ..program_info import CompiledProgram
-from .context import DROP_PORT, PacketContext
+from .context import DROP_PORT, DeviceLog, PacketContext
 from .externs import ActionProfile, Counter, DirectCounter, DirectMeter, Meter, Register
 from .tm import TrafficManager
 
@@ -103,11 +102,15 @@ class Switch:
         cpu_port: int | None = None,
         trace: bool = False,
         priority_queues: int = 1,
+        device: str | None = None,
     ) -> None:
         self.program = program
         self.info = program.info
         self.clock: Clock = clock or SimClock()
-        self.ctx = PacketContext(seed)
+        # the data path logs through `logging` ("softswitch.dataplane"), each message
+        # prefixed with the device name; log_console makes sure the messages are shown
+        self.log = DeviceLog(device or program.name, console=log_console)
+        self.ctx = PacketContext(seed, self.log)
         self.ctx.log_console = log_console
         self.log_console = log_console
         self.cpu_port = cpu_port
@@ -145,6 +148,7 @@ class Switch:
             t.direct_meter = self.externs[spec.direct_meter]
         if spec.support_timeout:
             t.clock = self.clock
+        t.refresh()
         self.tables[name] = t
         return t
 
@@ -155,7 +159,7 @@ class Switch:
         obj: Any
         if spec.kind == "register":
             width, signed = _width(spec.type_args[0]) if spec.type_args else (32, False)
-            obj = Register(name, int(args[0]), width, signed)
+            obj = Register(name, int(args[0]), width, signed, self.log)
         elif spec.kind == "counter":
             obj = Counter(name, int(args[0]), str(args[1]), self.ctx)
         elif spec.kind == "direct_counter":
@@ -188,7 +192,7 @@ class Switch:
         ev = TraceEvent(kind, name, detail)
         self.trace_log.append(ev)
         if self.log_console:
-            print(f"[trace] {kind} {name}{': ' + str(detail) if detail else ''}", file=sys.stderr)
+            self.log.info("[trace] %s %s%s", kind, name, f": {detail}" if detail else "")
 
     # ------------------------------------------------------------ control-plane helpers
     def table_named(self, name: str) -> Table:
