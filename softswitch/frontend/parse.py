@@ -2,22 +2,38 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
+import sys
 from functools import cache
 from pathlib import Path
 
+import lark
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
+from . import lexer as lexer_module
 from .builder import AstBuilder, Locate
 from .errors import P4Error, P4SyntaxError
 from .lexer import P4Lexer
 
 GRAMMAR = Path(__file__).with_name("p4_16.lark")
+log = logging.getLogger("softswitch.frontend")
 
 
-@cache
-def _parser() -> Lark:
+def cache_dir() -> Path:
+    """Where softswitch keeps what it can rebuild: $SOFTSWITCH_CACHE_DIR, else
+    $XDG_CACHE_HOME/softswitch, else ~/.cache/softswitch."""
+    env = os.environ.get("SOFTSWITCH_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "softswitch"
+
+
+def _build() -> Lark:
     return Lark(
         GRAMMAR.read_text(),
         parser="lalr",
@@ -25,6 +41,39 @@ def _parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=False,
     )
+
+
+@cache
+def _parser() -> Lark:
+    """The LALR parser. Its grammar analysis (about a second) is saved in the cache
+    directory, keyed by the grammar, the lexer, lark's and Python's versions, so later
+    processes load it in milliseconds; a missing, stale or unreadable cache is rebuilt."""
+    key = hashlib.sha256()
+    for part in (
+        GRAMMAR.read_bytes(),
+        Path(lexer_module.__file__ or "").read_bytes(),
+        lark.__version__.encode(),
+        sys.version.encode(),
+    ):
+        key.update(part)
+    path = cache_dir() / f"p4_16-{key.hexdigest()[:20]}.lark"
+    try:
+        with path.open("rb") as f:
+            return Lark.load(f)
+    except FileNotFoundError:
+        pass
+    except Exception as e:  # a damaged file: rebuild it
+        log.warning("grammar cache %s unreadable (%s): rebuilding it", path, e)
+    parser = _build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with tmp.open("wb") as f:
+            parser.save(f)
+        os.replace(tmp, path)  # readers see the old file or the whole new one
+    except OSError as e:
+        log.debug("grammar cache %s not written: %s", path, e)
+    return parser
 
 
 def _identity_locate(filename: str) -> Locate:
