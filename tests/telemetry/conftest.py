@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 from tests.fabric.fabric import compile_fabric
 
 

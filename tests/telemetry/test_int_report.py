@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from controller.telemetry import IntCollector, ReportError, decode_report, decode_report_frame
-from softswitch.codegen.program import CompiledProgram
+from softswitch.program_info import CompiledProgram
 from tests.fabric.packets import Frame
 from tests.fabric.test_int import ALL_SUPPORTED, chain, through
 
