@@ -57,12 +57,15 @@ def entries(info: p4info_pb2.P4Info, n: int) -> list[p4runtime_pb2.Update]:
     return out
 
 
-def run(batch: int, n: int) -> float:
-    runtime = SwitchRuntime()
-    server = P4RuntimeServer(runtime, address="127.0.0.1:0")
-    port = server.start()
+def run(batch: int, n: int, address: str | None = None) -> float:
+    """Entries/s written in WriteRequests of `batch` updates, to a server in this process
+    or, given its `address`, to a switch process that runs no program yet."""
+    server = None
+    if address is None:
+        server = P4RuntimeServer(SwitchRuntime(), address="127.0.0.1:0")
+        address = f"127.0.0.1:{server.start()}"
     try:
-        stub, requests, channel, _stream = connect(f"127.0.0.1:{port}")
+        stub, requests, channel, _stream = connect(address)
         compiled = compile_file(PROGRAM)
         info = p4info_for(compiled)
         # the table holds 4,096 entries: write in rounds, deleting between rounds
@@ -94,7 +97,8 @@ def run(batch: int, n: int) -> float:
         channel.close()  # type: ignore[attr-defined]
         return done / elapsed
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 def main() -> None:

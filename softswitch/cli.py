@@ -224,6 +224,7 @@ def _replay(runtime: Any, inputs: dict[int, Path], wait_s: float, stop: threadin
     if stop.wait(wait_s):
         return
     n = 0
+    t0 = time.perf_counter()
     try:
         for port, data in merge_pcaps(inputs):
             if stop.is_set():
@@ -232,7 +233,9 @@ def _replay(runtime: Any, inputs: dict[int, Path], wait_s: float, stop: threadin
             n += 1
     except (OSError, PcapError) as e:
         log.error("reading the input pcap files: %s", e)
-    _say(f"Replayed {n} packets from the input files")
+    dt = time.perf_counter() - t0
+    rate = f", {n / dt:,.0f} packets/s" if dt > 0 else ""
+    _say(f"Replayed {n} packets from the input files in {dt:.3f} s{rate}")
 
 
 def run_switch(argv: Sequence[str]) -> int:

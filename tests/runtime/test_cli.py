@@ -85,7 +85,7 @@ def test_use_files_replays_inputs_and_writes_outputs(
     args = [str(program_files[1]), "-i", "1@p1", "-i", "2@p2", "-i", "3@p3", "--use-files", "0"]
     with SwitchProcess([*args, *LOOPBACK_ANY_PORT], cwd=tmp_path) as sp:
         wait_ready(sp)
-        assert sp.wait_line("Replayed ") == "Replayed 7 packets from the input files"
+        assert sp.wait_line("Replayed ").startswith("Replayed 7 packets from the input files in ")
         assert sp.terminate() == 0
     out = {n: [r.data[2] for r in read_pcap(tmp_path / f"p{n}_out.pcap")] for n in (1, 2, 3)}
     assert out == {1: [10, 11, 12], 2: [0, 2], 3: [1, 3]}
