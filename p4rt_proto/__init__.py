@@ -12,7 +12,9 @@ Importing this module installs an import hook (a `sys.meta_path` finder) that do
 that for old-style `p4.*_pb2` modules, without running their code; nothing is generated on
 disk, and nothing from the wheel is copied into this repository. The wheel's `*_pb2_grpc`
 modules are plain gRPC code and import unchanged. A module that is already modern is left
-alone, so a future `p4runtime` wheel needs nothing.
+alone, so a future `p4runtime` wheel needs nothing. The hook also stands in for PI's
+`p4.tmp.p4config_pb2` (BMv2's device config wrapper, which the p4lang tutorials'
+`p4runtime_lib` imports) when PI's own module is not installed.
 
 This module belongs to neither the switch nor the controller: `softswitch` and
 `controller` both import it, and the venv imports it at interpreter start-up through
@@ -106,6 +108,64 @@ class _DescriptorLoader:
         builder.BuildTopDescriptorsAndMessages(desc, module.__name__, g)
 
 
+class _EmptyPackage:
+    """Loader of the stand-in `p4.tmp` package (nothing in it but p4config_pb2)."""
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        return None
+
+
+# PI's `p4/tmp/p4config.proto` (BMv2's device config wrapper), which the p4lang tutorials'
+# p4runtime_lib imports as `p4.tmp.p4config_pb2`. It comes with PI, not with the p4runtime
+# wheel; when no installed module provides it, it is built here from this description of
+# its wire format (proto3, package p4.tmp):
+#   message P4DeviceConfig { message Extras { map<string, string> kv = 1; }
+#                            bool reassign = 1; Extras extras = 2; bytes device_data = 3; }
+_PI_TMP = ("p4.tmp", "p4.tmp.p4config_pb2")
+
+
+def _p4config_file() -> bytes:
+    from google.protobuf import descriptor_pb2 as d
+
+    f = d.FieldDescriptorProto
+    fdp = d.FileDescriptorProto(name="p4/tmp/p4config.proto", package="p4.tmp", syntax="proto3")
+    msg = fdp.message_type.add(name="P4DeviceConfig")
+    extras = msg.nested_type.add(name="Extras")
+    entry = extras.nested_type.add(name="KvEntry")
+    entry.options.map_entry = True
+    for number, name in ((1, "key"), (2, "value")):
+        entry.field.add(name=name, number=number, type=f.TYPE_STRING, label=f.LABEL_OPTIONAL)
+    extras.field.add(
+        name="kv",
+        number=1,
+        type=f.TYPE_MESSAGE,
+        label=f.LABEL_REPEATED,
+        type_name=".p4.tmp.P4DeviceConfig.Extras.KvEntry",
+    )
+    msg.field.add(name="reassign", number=1, type=f.TYPE_BOOL, label=f.LABEL_OPTIONAL)
+    msg.field.add(
+        name="extras",
+        number=2,
+        type=f.TYPE_MESSAGE,
+        label=f.LABEL_OPTIONAL,
+        type_name=".p4.tmp.P4DeviceConfig.Extras",
+    )
+    msg.field.add(name="device_data", number=3, type=f.TYPE_BYTES, label=f.LABEL_OPTIONAL)
+    return fdp.SerializeToString()
+
+
+def _pi_tmp_stand_in(fullname: str) -> ModuleSpec:
+    """The stand-in `p4.tmp` package or `p4.tmp.p4config_pb2` module (when PI's own is not
+    installed)."""
+    if fullname == "p4.tmp":
+        return ModuleSpec(fullname, _EmptyPackage(), is_package=True)  # type: ignore[arg-type]
+    loader = _DescriptorLoader("<p4rt_proto>", _p4config_file(), [])
+    return ModuleSpec(fullname, loader)  # type: ignore[arg-type]
+
+
 class OldStyleProtoFinder:
     """A `sys.meta_path` finder: loads old-style `p4.**._pb2` modules from their embedded
     descriptor and leaves every other module to the next finder."""
@@ -118,9 +178,13 @@ class OldStyleProtoFinder:
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> ModuleSpec | None:
-        if not fullname.endswith("_pb2") or not fullname.startswith(self.prefixes):
+        if not fullname.startswith(self.prefixes):
             return None
-        spec = PathFinder.find_spec(fullname, path)
+        if not fullname.endswith("_pb2") and fullname not in _PI_TMP:
+            return None
+        spec = PathFinder.find_spec(fullname, path) if path else None
+        if spec is None and fullname in _PI_TMP:
+            return _pi_tmp_stand_in(fullname)
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
             return None
         try:

@@ -41,6 +41,21 @@ def test_plain_p4_imports_work_in_a_fresh_interpreter(tmp_path: Path) -> None:
     assert done.stdout.split() == ["upb", "False", "False"]
 
 
+def test_pi_p4config_for_the_tutorials_p4runtime_lib(tmp_path: Path) -> None:
+    """`from p4.tmp import p4config_pb2` (PI's BMv2 device config, imported by the p4lang
+    tutorials' p4runtime_lib) works and encodes PI's wire format."""
+    code = (
+        "from p4.tmp import p4config_pb2\n"
+        "c = p4config_pb2.P4DeviceConfig(reassign=True, device_data=b'{}')\n"
+        "c.extras.kv['k'] = 'v'\n"
+        "print(c.SerializeToString().hex())\n"
+    )
+    done = _run(code, tmp_path)
+    assert done.returncode == 0, done.stderr
+    # reassign (1, varint) = 1; extras (2) = {kv (1) = {key "k", value "v"}}; device_data (3)
+    assert done.stdout.strip() == "0801" + "1208" + "0a06" + "0a016b120176" + "1a027b7d"
+
+
 def test_p4runtime_shell_imports_with_no_preliminary_import(tmp_path: Path) -> None:
     pytest.importorskip("p4runtime_sh", reason="p4runtime-shell is not installed (make venv)")
     done = _run("import p4runtime_sh.shell as sh; print(sh.TableEntry.__name__)", tmp_path)
