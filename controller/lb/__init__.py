@@ -29,7 +29,7 @@ from .policy import (
     Trim,
     instruction_bitmap,
 )
-from .policy_file import PolicyError, load_policy, parse_policy
+from .policy_file import PolicyError, check_policy, load_policy, parse_policy
 from .wcmp import interleave, slot_counts, slots
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "SwitchIntent",
     "Trim",
     "add_policy_arguments",
+    "check_policy",
     "instruction_bitmap",
     "interleave",
     "load_policy",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -25,7 +25,10 @@ from .policy import (
     instruction_bitmap,
 )
 
-__all__ = ["PolicyError", "load_policy", "parse_policy"]
+__all__ = ["PolicyError", "check_policy", "load_policy", "parse_policy"]
+
+if TYPE_CHECKING:
+    from .encode import FabricEncoder
 
 T = TypeVar("T")
 
@@ -306,3 +309,49 @@ def load_policy(path: str | Path) -> Policy:
             str(path), "", f"{where}not valid YAML ({getattr(e, 'problem', e)})"
         ) from None
     return parse_policy(data, str(path))
+
+
+def check_policy(policy: Policy, encoder: FabricEncoder, source: str = "<policy>") -> None:
+    """Build every entry the policy asks for once, against the program's P4Info, so a value
+    the data plane cannot hold (a threshold wider than its field, a mode the program lacks)
+    is a PolicyError naming the key, not an error from the first switch written."""
+
+    def attempt(key: str, build: Callable[[], object]) -> None:
+        try:
+            build()
+        except (ValueError, KeyError) as e:
+            raise PolicyError(source, key, str(e).strip("'\"")) from None
+
+    attempt("load_balancing", lambda: encoder.group(1, policy.mode, 1))
+    for gid, mode in policy.groups.items():
+        attempt(
+            f"load_balancing.groups.{gid}", lambda gid=gid, mode=mode: encoder.group(gid, mode, 1)
+        )
+    if policy.ecn is not None:
+        ecn = policy.ecn
+        attempt("ecn", lambda: encoder.ecn(1, ecn))
+    if policy.trim is not None:
+        trim = policy.trim
+        attempt("trim", lambda: encoder.trim(1, trim))
+    if policy.cnp is not None:
+        cnp = policy.cnp
+        attempt("cnp", lambda: encoder.cnp(1, cnp))
+    attempt("mtu", lambda: encoder.int_port(1, 0, policy.mtu))
+    for port, mtu in policy.port_mtu.items():
+        attempt(f"mtu.ports.{port}", lambda port=port, mtu=mtu: encoder.int_port(port, 0, mtu))
+    im = policy.int_md
+    if im is not None:
+        for i, w in enumerate(im.watchlist):
+            attempt(
+                f"int.watchlist[{i}]",
+                lambda w=w: encoder.int_watch(w, im.max_hops, im.instructions),
+            )
+        attempt("int", lambda: encoder.int_watch(IntWatch(), im.max_hops, im.instructions))
+        if im.collector is not None:
+            col = im.collector
+            attempt(
+                "int.collector",
+                lambda: encoder.int_report(
+                    col.port or 1, "00:00:00:00:00:00", col.mac, "0.0.0.0", col
+                ),
+            )

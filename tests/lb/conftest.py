@@ -26,7 +26,7 @@ class Pipeline:
     device_config: bytes
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pipeline() -> Pipeline:
     data = make_device_config(FABRIC_P4)
     return Pipeline(p4info_for(load_device_config(data)), data)

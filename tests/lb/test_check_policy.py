@@ -1,0 +1,56 @@
+"""A policy checked against the program's P4Info before anything is written: values the
+data plane cannot hold are errors naming the policy key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller import P4Schema
+from controller.lb import FabricEncoder, PolicyError, check_policy, load_policy, parse_policy
+
+from .conftest import Pipeline
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_default_policy_fits_fabric_p4(encoder: FabricEncoder) -> None:
+    check_policy(load_policy(ROOT / "topologies" / "policy-default.yaml"), encoder)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "what"),
+    [
+        ("ecn: {step: {threshold: 1048576}}", "ecn", "does not fit in 19 bits"),
+        ("trim: {queue_threshold: 4, priority: 8}", "trim", "does not fit in 3 bits"),
+        ("cnp: {queue_threshold: 4, interval_us: 4294967296}", "cnp", "32 bits"),
+        ("mtu: {ports: {3: 70000}}", "mtu.ports.3", "does not fit in 16 bits"),
+        ("load_balancing: {groups: {2000: adaptive}}", "load_balancing.groups.2000", "below 1024"),
+        ("int: {max_hops: 256}", "int", "does not fit in 8 bits"),
+        ("int: {watchlist: [{l4_dport: 70000}]}", "int.watchlist[0]", "16 bits"),
+        ("int: {collector: {ip: 10.0.0.9, mac: nope}}", "int.collector", "neither a MAC"),
+    ],
+)
+def test_values_the_program_cannot_hold(
+    encoder: FabricEncoder, text: str, key: str, what: str
+) -> None:
+    import yaml
+
+    policy = parse_policy(yaml.safe_load(text), "p.yaml")
+    with pytest.raises(PolicyError) as ei:
+        check_policy(policy, encoder, "p.yaml")
+    assert ei.value.key == key
+    assert what in ei.value.message
+    assert str(ei.value).startswith(f"p.yaml: {key}: ")
+
+
+def test_a_program_without_the_knob(pipeline: Pipeline) -> None:
+    info = type(pipeline.p4info)()
+    info.CopyFrom(pipeline.p4info)
+    keep = [t for t in info.tables if not t.preamble.name.endswith("ecn_config")]
+    del info.tables[:]
+    info.tables.extend(keep)
+    enc = FabricEncoder(P4Schema(info))
+    with pytest.raises(PolicyError, match=r"p\.yaml: ecn: no table 'ecn_config'"):
+        check_policy(parse_policy({"ecn": {"step": {"threshold": 5}}}, "p.yaml"), enc, "p.yaml")
