@@ -5,6 +5,12 @@
 
 Semantics follow BMv2 `simple_switch` (see docs in each method). The switch owns all its
 state; nothing is module-level. `process()` is deterministic for a given seed and clock.
+
+Clocks: with a `SimClock` (the default) the switch's caller moves time with `run_until`,
+and the switch sets the clock to each dequeue time. With an external nanosecond clock
+(`softswitch.clock.NsClock`, e.g. a fabric simulator's) the switch never moves the clock:
+its traffic manager schedules in nanoseconds, `next_event_ns()` says when the next packet
+leaves a queue, and the owner calls `serve()` once its clock has reached that time.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..clock import Clock, SimClock
+from ..clock import Clock, NsClock, SimClock
 from ..engine.errors import InvalidArgument, NotFound
 from ..engine.names import field_py
 from ..engine.runtime import PacketReader, _ExitSignal, _ParserError, _Reject
@@ -40,7 +46,8 @@ class CloneSession:
 
 @dataclass(slots=True)
 class Output:
-    """A packet sent by the switch: when (switch clock, microseconds), where, what."""
+    """A packet sent by the switch: when (switch clock ticks: microseconds, or nanoseconds
+    on an external clock), where, what."""
 
     time_us: int
     port: int
@@ -107,6 +114,12 @@ class Switch:
         self.program = program
         self.info = program.info
         self.clock: Clock = clock or SimClock()
+        # an external ns clock: the TM counts in ns and the switch never moves the clock
+        self.external_clock = isinstance(self.clock, NsClock)
+        self._ticks: Callable[[], int] = (
+            self.clock.now_ns if isinstance(self.clock, NsClock) else self.clock.now_us
+        )
+        self._ticks_per_us = 1000 if self.external_clock else 1
         # the data path logs through `logging` ("softswitch.dataplane"), each message
         # prefixed with the device name; log_console makes sure the messages are shown
         self.log = DeviceLog(device or program.name, console=log_console)
@@ -124,7 +137,8 @@ class Switch:
         self.tracing = trace
         self.trace: Callable[..., None] = self._trace if trace else _no_trace
         self.dropped = 0
-        self.tm = TrafficManager(priority_queues)
+        self.tm = TrafficManager(priority_queues, ticks_per_second=self._ticks_per_us * 1e6)
+        self.count_ingress = False  # count queued packets per ingress port (PFC)
         self._out: list[Output] = []
         namespace: dict[str, Any] = {}
         code = compile(program.source, f"<softswitch:{program.name}>", "exec")
@@ -221,52 +235,70 @@ class Switch:
             out, self._out = self._out, []
             return [(o.port, o.data) for o in out]
         self.inject(port, data)
-        return [(o.port, o.data) for o in self.run_until(self.clock.now_us())]
+        return [(o.port, o.data) for o in self.run_until(self._ticks())]
 
     def inject(self, port: int, data: bytes) -> None:
         """Receive a packet on `port` at the current time: parse, ingress, enqueue.
 
         Packets due to leave their queues by now are served first, so a burst sees the
         queue as it really is when each packet arrives."""
-        self._serve(self.clock.now_us())
+        self._serve(self._ticks())
         self._ingress(port, bytes(data), NORMAL, None, 0)
 
     def next_event_us(self) -> float | None:
-        """When the traffic manager next hands a packet to egress (None: queues empty)."""
+        """When the traffic manager next hands a packet to egress (None: queues empty), in
+        clock ticks (nanoseconds on an external clock)."""
         return self.tm.next_time()
+
+    def next_event_ns(self) -> float | None:
+        """On an external clock: when (ns) the next packet leaves a queue (None: none)."""
+        return self.tm.next_time()
+
+    def serve(self) -> list[Output]:
+        """Serve every packet due by the clock's current time; return what was sent since
+        the last call (on an external clock, the owner's way to run the queues)."""
+        self._serve(self._ticks())
+        out, self._out = self._out, []
+        return out
 
     def run_until(self, t_us: float) -> list[Output]:
         """Serve the queues up to time `t_us` and return the packets sent since the last
-        call. Egress runs for each packet at its dequeue time (a SimClock moves forward)."""
+        call. Egress runs for each packet at its dequeue time (a SimClock moves forward).
+        On an external clock `t_us` (ns) cannot be in the future: use `serve`."""
+        if self.external_clock and t_us > self._ticks():
+            raise ValueError("the switch cannot advance an external clock")
         self._serve(t_us)
         if isinstance(self.clock, SimClock) and t_us > self.clock.now_us():
             self.clock.set(int(t_us))
         out, self._out = self._out, []
         return out
 
-    def _serve(self, t_us: float) -> None:
+    def _serve(self, t_until: float) -> None:
+        tm = self.tm
+        per_us = self._ticks_per_us
+        sim = isinstance(self.clock, SimClock)
         while True:
-            t = self.tm.next_time()
-            if t is None or t > t_us:
+            t = tm.next_time()
+            if t is None or t > t_until:
                 return
-            when = max(t, self.clock.now_us())
-            if isinstance(self.clock, SimClock):
-                self.clock.set(int(when))
-            got = self.tm.dequeue(when)
+            when = max(t, self._ticks())
+            if sim:
+                self.clock.set(int(when))  # type: ignore[attr-defined]
+            got = tm.dequeue(when)
             if got is None:
                 return
             port, _prio, entry, deq_depth = got
             ps, depth, truncate = entry.item
             std = ps.std
-            now = self.clock.now_us()
-            std.enq_timestamp = entry.enq_us & 0xFFFFFFFF
+            now = self._ticks()
+            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
             std.enq_qdepth = entry.enq_qdepth
-            std.deq_timedelta = (now - entry.enq_us) & 0xFFFFFFFF
+            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
             std.deq_qdepth = deq_depth
             self._egress(port, ps, depth, truncate)
 
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
-        now = self.clock.now_us()
+        now = self._ticks()
         prio = ps.std.priority
         tm = self.tm
         if prio < tm.priorities and (
@@ -274,12 +306,13 @@ class Switch:
         ):
             # an unthrottled port serves the packet the moment it arrives: queue metadata 0
             std = ps.std
-            std.enq_timestamp = now & 0xFFFFFFFF
+            std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
             std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
             self._egress(eport, ps, depth, truncate)
             return
         length = ps.std.packet_length
-        if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now) is None:
+        ingress = ps.std.ingress_port if self.count_ingress else -1
+        if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
             self.dropped += 1
             if self.tracing:
                 self.trace("drop", f"queue of port {eport}", "queue full or priority out of range")
@@ -453,7 +486,7 @@ class Switch:
                 kept = self._preserve(ps.meta, recirc)
                 self._ingress(ps.port, data, RECIRC, kept, depth + 1)
             else:
-                self._out.append(Output(self.clock.now_us(), eport, data))
+                self._out.append(Output(self._ticks(), eport, data))
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
         if e2e is not None:

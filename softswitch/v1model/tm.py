@@ -6,9 +6,14 @@ the server sends one packet every 1/rate seconds (a rate in packets/s, or in bit
 frame length); a port with no rate serves packets the moment they arrive, as an
 unthrottled BMv2 port does, so its queues stay empty.
 
-Time is the switch clock in microseconds. Queue metadata follow BMv2 `simple_switch`:
+Time is in the switch clock's ticks: microseconds, or nanoseconds on an external
+simulator clock (`ticks_per_second`). Queue metadata follow BMv2 `simple_switch`:
 `enq_qdepth` is the queue length before the packet joins it, `deq_qdepth` the length after
 it leaves, `deq_timedelta` the time it waited.
+
+For a fabric simulator: a (port, priority) can be paused (PFC: the server skips it until
+resumed), and the packets queued are counted per (ingress port, priority) so a simulator
+can decide when to send XOFF/XON upstream.
 """
 
 from __future__ import annotations
@@ -22,11 +27,12 @@ DEFAULT_DEPTH = 64  # packets per queue, BMv2's default
 
 @dataclass(slots=True)
 class Queued:
-    enq_us: int
+    enq_t: int
     seq: int
     item: Any
     length: int
     enq_qdepth: int
+    ingress: int = -1
 
 
 @dataclass(slots=True)
@@ -35,11 +41,12 @@ class QueueConfig:
     rate_pps: float | None = None  # packets per second; None: unthrottled
     rate_bps: float | None = None  # bits per second (takes precedence when set)
 
-    def service_us(self, length: int) -> float:
+    def service_time(self, length: int, ticks_per_second: float = 1e6) -> float:
+        """How long serving a `length`-byte packet takes, in clock ticks."""
         if self.rate_bps:
-            return length * 8 * 1e6 / self.rate_bps
+            return length * 8 * ticks_per_second / self.rate_bps
         if self.rate_pps:
-            return 1e6 / self.rate_pps
+            return ticks_per_second / self.rate_pps
         return 0.0
 
 
@@ -49,13 +56,19 @@ class PortQueues:
     queues: list[deque[Queued]] = field(default_factory=list)
     busy_until: float = 0.0
     drops: int = 0
+    paused: int = 0  # bit p set: priority p is paused (PFC)
+    peak: int = 0  # the longest any of its queues has been (packets)
 
     def __post_init__(self) -> None:
         self.queues = [deque() for _ in self.configs]
 
     def head_time(self) -> float | None:
-        """When the server takes the next packet (None: nothing queued)."""
-        first = min((q[0].enq_us for q in self.queues if q), default=None)
+        """When the server takes the next packet (None: nothing queued or all paused)."""
+        paused = self.paused
+        first = min(
+            (q[0].enq_t for i, q in enumerate(self.queues) if q and not paused >> i & 1),
+            default=None,
+        )
         if first is None:
             return None
         return max(self.busy_until, first)
@@ -75,10 +88,18 @@ class _Shaped:
 
 
 class TrafficManager:
-    def __init__(self, priorities: int = 1, default_depth: int = DEFAULT_DEPTH) -> None:
+    def __init__(
+        self,
+        priorities: int = 1,
+        default_depth: int = DEFAULT_DEPTH,
+        ticks_per_second: float = 1e6,
+    ) -> None:
         if priorities < 1:
             raise ValueError("a port needs at least one queue")
         self.priorities = priorities
+        self.ticks_per_second = ticks_per_second
+        # packets queued per (ingress port, priority), for PFC decisions
+        self.ingress_occupancy: dict[tuple[int, int], int] = {}
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
@@ -91,6 +112,9 @@ class TrafficManager:
         pq = self.ports.get(port)
         if pq is None:
             pq = PortQueues([QueueConfig(self.default_depth) for _ in range(self.priorities)])
+            if self._default_rate != (None, None):
+                for cfg in pq.configs:
+                    cfg.rate_pps, cfg.rate_bps = self._default_rate
             self.ports[port] = pq
         return pq
 
@@ -144,14 +168,11 @@ class TrafficManager:
 
     # ------------------------------------------------------------ packets
     def enqueue(
-        self, port: int, priority: int, item: Any, length: int, now_us: int
+        self, port: int, priority: int, item: Any, length: int, now: int, ingress: int = -1
     ) -> Queued | None:
-        """Queue a packet; None when the queue is full (tail drop) or the priority is bad."""
-        new = port not in self.ports
+        """Queue a packet at time `now` (ticks); None when the queue is full (tail drop) or
+        the priority is bad. `ingress` is the port it came in on (-1: not counted)."""
         pq = self.port(port)
-        if new and self._default_rate != (None, None):
-            for cfg in pq.configs:
-                cfg.rate_pps, cfg.rate_bps = self._default_rate
         if not 0 <= priority < self.priorities:
             pq.drops += 1
             return None
@@ -161,8 +182,14 @@ class TrafficManager:
             pq.drops += 1
             return None
         self._seq += 1
-        entry = Queued(now_us, self._seq, item, length, len(q))
+        entry = Queued(now, self._seq, item, length, len(q), ingress)
         q.append(entry)
+        if len(q) > pq.peak:
+            pq.peak = len(q)
+        if ingress >= 0:
+            key = (ingress, priority)
+            occ = self.ingress_occupancy
+            occ[key] = occ.get(key, 0) + 1
         return entry
 
     def next_time(self) -> float | None:
@@ -170,12 +197,12 @@ class TrafficManager:
         times = [t for pq in self.ports.values() if (t := pq.head_time()) is not None]
         return min(times, default=None)
 
-    def dequeue(self, now_us: float) -> tuple[int, int, Queued, int] | None:
-        """Take the next packet due at or before `now_us`: (port, priority, entry, deq_qdepth)."""
+    def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
+        """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
         best: tuple[float, int, int] | None = None
         for port, pq in self.ports.items():
             t = pq.head_time()
-            if t is None or t > now_us:
+            if t is None or t > now:
                 continue
             if best is None or (t, port) < (best[0], best[1]):
                 best = (t, port, 0)
@@ -186,11 +213,26 @@ class TrafficManager:
         # strict priority among the packets that have arrived by t
         for prio in range(self.priorities - 1, -1, -1):
             q = pq.queues[prio]
-            if q and q[0].enq_us <= t:
+            if q and q[0].enq_t <= t and not pq.paused >> prio & 1:
                 entry = q.popleft()
-                pq.busy_until = t + pq.configs[prio].service_us(entry.length)
+                service = pq.configs[prio].service_time(entry.length, self.ticks_per_second)
+                pq.busy_until = t + service
+                if entry.ingress >= 0:
+                    self.ingress_occupancy[(entry.ingress, prio)] -= 1
                 return port, prio, entry, len(q)
         return None
+
+    def pause(self, port: int, priority: int, paused: bool, now: float = 0) -> None:
+        """PFC: stop (or, at time `now`, resume) serving `priority` on `port`; queued
+        packets wait and are served from `now` on."""
+        if not 0 <= priority < self.priorities:
+            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        pq = self.port(port)
+        if paused:
+            pq.paused |= 1 << priority
+        else:
+            pq.paused &= ~(1 << priority)
+            pq.busy_until = max(pq.busy_until, now)
 
     def backlog(self, port: int) -> bool:
         """Does the port still hold queued packets (they leave before any new one)?"""
