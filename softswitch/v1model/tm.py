@@ -65,13 +65,15 @@ class PortQueues:
     def head_time(self) -> float | None:
         """When the server takes the next packet (None: nothing queued or all paused)."""
         paused = self.paused
-        first = min(
-            (q[0].enq_t for i, q in enumerate(self.queues) if q and not paused >> i & 1),
-            default=None,
-        )
+        first = None
+        for i, q in enumerate(self.queues):
+            if q and not paused >> i & 1:
+                t = q[0].enq_t
+                if first is None or t < first:
+                    first = t
         if first is None:
             return None
-        return max(self.busy_until, first)
+        return first if first > self.busy_until else self.busy_until
 
 
 class _Shaped:
@@ -100,6 +102,7 @@ class TrafficManager:
         self.ticks_per_second = ticks_per_second
         # packets queued per (ingress port, priority), for PFC decisions
         self.ingress_occupancy: dict[tuple[int, int], int] = {}
+        self._active: set[int] = set()  # ports holding queued packets
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
@@ -184,6 +187,7 @@ class TrafficManager:
         self._seq += 1
         entry = Queued(now, self._seq, item, length, len(q), ingress)
         q.append(entry)
+        self._active.add(port)
         if len(q) > pq.peak:
             pq.peak = len(q)
         if ingress >= 0:
@@ -194,22 +198,28 @@ class TrafficManager:
 
     def next_time(self) -> float | None:
         """Earliest time at which some port dequeues a packet."""
-        times = [t for pq in self.ports.values() if (t := pq.head_time()) is not None]
-        return min(times, default=None)
+        best = None
+        ports = self.ports
+        for p in self._active:
+            t = ports[p].head_time()
+            if t is not None and (best is None or t < best):
+                best = t
+        return best
 
     def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
         """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
-        best: tuple[float, int, int] | None = None
-        for port, pq in self.ports.items():
-            t = pq.head_time()
+        best: tuple[float, int] | None = None
+        ports = self.ports
+        for port in self._active:
+            t = ports[port].head_time()
             if t is None or t > now:
                 continue
-            if best is None or (t, port) < (best[0], best[1]):
-                best = (t, port, 0)
+            if best is None or (t, port) < best:
+                best = (t, port)
         if best is None:
             return None
-        t, port, _ = best
-        pq = self.ports[port]
+        t, port = best
+        pq = ports[port]
         # strict priority among the packets that have arrived by t
         for prio in range(self.priorities - 1, -1, -1):
             q = pq.queues[prio]
@@ -219,6 +229,8 @@ class TrafficManager:
                 pq.busy_until = t + service
                 if entry.ingress >= 0:
                     self.ingress_occupancy[(entry.ingress, prio)] -= 1
+                if not any(pq.queues):
+                    self._active.discard(port)
                 return port, prio, entry, len(q)
         return None
 
