@@ -1,0 +1,107 @@
+"""The controller side of a simulation, through P4Runtime semantics, in process.
+
+Routes come from `controller.routing.compute_routes`, the entities from the one encoder
+of fabric.p4's knobs (`controller.lb.FabricEncoder`); each entity is encoded to a
+`p4.v1.Entity` by `controller.codec` and applied by softswitch's P4Runtime entity store
+(`softswitch.p4runtime.entities.EntityStore`), exactly what a Write RPC does, without a
+socket. Counters are read back the same way. After a link failure the routes are
+recomputed and the switches rewritten (the store reports what changed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from controller.codec import decode_entity, encode_entity
+from controller.entities import CounterEntry, Entity
+from controller.lb import FabricEncoder, Policy
+from controller.p4info import P4Schema
+from controller.routing import compute_routes
+from softswitch._proto import p4runtime_pb2 as p4r
+from softswitch.p4info import p4info_for
+from softswitch.p4runtime.entities import EntityStore
+
+from .intents import switch_intents
+
+__all__ = ["FabricControl"]
+
+
+class FabricControl:
+    """One entity store per simulated switch, programmed from the topology and policy."""
+
+    def __init__(self, topo: Any, switches: dict[str, Any], program: Any, policy: Policy) -> None:
+        self.topo = topo
+        self.policy = policy
+        p4info = p4info_for(program)
+        self.schema = P4Schema(p4info)
+        self.stores = {name: EntityStore(node.sw, p4info) for name, node in switches.items()}
+        self.installed: dict[str, dict[tuple[Any, ...], Entity]] = {}
+        self.failed_links: list[tuple[str, str]] = []
+        self.writes = 0
+
+    # ------------------------------------------------------------ programming
+    def desired(self) -> dict[str, list[Entity]]:
+        routes = compute_routes(self.topo, failed_links=self.failed_links)
+        intents = switch_intents(self.topo, routes)
+        enc = FabricEncoder(self.schema, self.policy)
+        return {name: list(enc.encode(intent)) for name, intent in intents.items()}
+
+    def install(self) -> None:
+        """Write every switch's entities (INSERT), as a controller's first sync does."""
+        for name, ents in self.desired().items():
+            self._write(name, [(p4r.Update.INSERT, e) for e in ents])
+            self.installed[name] = {_key(self.schema, e): e for e in ents}
+
+    def link_down(self, a: str, b: str) -> int:
+        """Recompute without the a-b link and write the difference; return the updates."""
+        self.failed_links.append((a, b))
+        n = 0
+        for name, ents in self.desired().items():
+            old = self.installed.get(name, {})
+            new = {_key(self.schema, e): e for e in ents}
+            ups: list[tuple[int, Entity]] = []
+            for k, e in new.items():
+                if k not in old:
+                    ups.append((p4r.Update.INSERT, e))
+                elif old[k] != e:
+                    ups.append((p4r.Update.MODIFY, e))
+            deletes = [(p4r.Update.DELETE, e) for k, e in old.items() if k not in new]
+            # members and groups before the routes that use them; routes go first on delete
+            self._write(name, ups + deletes[::-1])
+            self.installed[name] = new
+            n += len(ups) + len(deletes)
+        return n
+
+    def _write(self, switch: str, updates: Iterable[tuple[int, Entity]]) -> None:
+        store = self.stores[switch]
+        for utype, e in updates:
+            up = p4r.Update(type=utype)  # type: ignore[arg-type]
+            up.entity.CopyFrom(encode_entity(self.schema, e))
+            store.write(up)
+            self.writes += 1
+
+    # ------------------------------------------------------------ reading
+    def counter(self, switch: str, name: str) -> dict[int, tuple[int, int]]:
+        """Every index of counter `name` on `switch`: index -> (packets, bytes)."""
+        ent = encode_entity(self.schema, CounterEntry(self._full(name)))
+        out = {}
+        for got in self.stores[switch].read(ent):
+            ce = decode_entity(self.schema, got)
+            if ce.data is not None and (ce.data.packets or ce.data.bytes):  # type: ignore[union-attr]
+                out[ce.index] = (ce.data.packets, ce.data.bytes)  # type: ignore[union-attr]
+        return out
+
+    def _full(self, short: str) -> str:
+        for c in self.schema.p4info.counters:
+            if c.preamble.name.split(".")[-1] == short:
+                return c.preamble.name
+        raise KeyError(f"no counter {short}")
+
+
+def _key(schema: P4Schema, e: Entity) -> tuple[Any, ...]:
+    """What identifies an entity on the switch (a table entry's table and match)."""
+    match = getattr(e, "match", None)
+    if match is not None:
+        return ("table", e.table, tuple(sorted(match.items())), getattr(e, "priority", 0))  # type: ignore[attr-defined]
+    return (type(e).__name__, getattr(e, "session_id", None), getattr(e, "index", None))

@@ -1,0 +1,131 @@
+"""RoCEv2 frames the simulated hosts send and read: Ethernet / IPv4 / UDP 4791 / BTH.
+
+Data packets are RC SEND (opcode 0x04) to the receiver's queue pair; acknowledgements are
+opcode 0x11 with an AETH (syndrome, then 24 bits this simulator uses for the PSN that
+triggered it); CNPs (opcode 0x81) come from the switches. Each flow's headers are built
+once (IPv4 checksum included: fabric.p4 verifies it); a packet is its flow's prefix, a
+12-byte BTH and the payload.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import struct
+from dataclasses import dataclass
+
+__all__ = [
+    "ACK_LEN",
+    "AETH_ACK",
+    "AETH_NAK",
+    "DATA_HEADER_LEN",
+    "OP_ACK",
+    "OP_CNP",
+    "OP_DATA",
+    "FlowFrames",
+    "ip_checksum",
+]
+
+OP_DATA = 0x04
+OP_ACK = 0x11
+OP_CNP = 0x81
+AETH_ACK = 0x00
+AETH_NAK = 0x60  # PSN sequence error
+ECT0 = 2
+ROCE_PORT = 4791
+DATA_HEADER_LEN = 14 + 20 + 8 + 12  # up to the end of the BTH
+ICRC = 4
+ACK_LEN = DATA_HEADER_LEN + 4 + ICRC
+_BTH = struct.Struct("!BBHII")
+_AETH = struct.Struct("!I")
+
+
+def ip_checksum(hdr: bytes) -> int:
+    s = sum(struct.unpack(f"!{len(hdr) // 2}H", hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _mac(text: str) -> bytes:
+    return bytes(int(x, 16) for x in text.split(":"))
+
+
+def _prefix(smac: str, dmac: str, src: str, dst: str, sport: int, l4_payload: int, dscp: int) -> bytes:
+    """Ethernet + IPv4 (ECT(0), checksum set) + UDP for a BTH and `l4_payload` more bytes."""
+    udp_len = 8 + 12 + l4_payload
+    ip_len = 20 + udp_len
+    tos = (dscp << 2) | ECT0
+    ip = struct.pack(
+        "!BBHHHBBH4s4s",
+        0x45,
+        tos,
+        ip_len,
+        0,
+        0x4000,
+        64,
+        17,
+        0,
+        ipaddress.IPv4Address(src).packed,
+        ipaddress.IPv4Address(dst).packed,
+    )
+    ip = ip[:10] + struct.pack("!H", ip_checksum(ip)) + ip[12:]
+    eth = _mac(dmac) + _mac(smac) + b"\x08\x00"
+    return eth + ip + struct.pack("!HHHH", sport, ROCE_PORT, udp_len, 0)
+
+
+@dataclass(slots=True)
+class FlowFrames:
+    """Prebuilt headers of one flow: data one way, acknowledgements the other."""
+
+    data_full: bytes  # prefix of a full-size data packet
+    data_last: bytes  # prefix of the last (shorter) one
+    payload: bytes
+    last_payload: bytes
+    ack_prefix: bytes
+    data_qp: int
+    ack_qp: int
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        src_mac: str,
+        src_gw: str,
+        src_ip: str,
+        dst_mac: str,
+        dst_gw: str,
+        dst_ip: str,
+        sport: int,
+        payload: int,
+        last_payload: int,
+        data_qp: int,
+        ack_qp: int,
+        dscp: int,
+    ) -> FlowFrames:
+        return cls(
+            _prefix(src_mac, src_gw, src_ip, dst_ip, sport, payload + ICRC, dscp),
+            _prefix(src_mac, src_gw, src_ip, dst_ip, sport, last_payload + ICRC, dscp),
+            bytes(payload + ICRC),
+            bytes(last_payload + ICRC),
+            _prefix(dst_mac, dst_gw, dst_ip, src_ip, sport, 4 + ICRC, dscp),
+            data_qp,
+            ack_qp,
+        )
+
+    def data(self, psn: int, last: bool) -> bytes:
+        bth = _BTH.pack(OP_DATA, 0, 0xFFFF, self.data_qp, 0x80000000 | psn)
+        if last:
+            return self.data_last + bth + self.last_payload
+        return self.data_full + bth + self.payload
+
+    def ack(self, cum: int, psn: int, nak: bool, ece: bool) -> bytes:
+        """An ACK (or NAK) carrying the cumulative PSN in the BTH and `psn` in the AETH;
+        BECN set echoes a CE mark (the DCTCP-style echo)."""
+        qp = self.ack_qp | (0x40000000 if ece else 0)
+        syndrome = AETH_NAK if nak else AETH_ACK
+        return (
+            self.ack_prefix
+            + _BTH.pack(OP_ACK, 0, 0xFFFF, qp, cum & 0xFFFFFF)
+            + _AETH.pack(syndrome << 24 | (psn & 0xFFFFFF))
+            + b"\0\0\0\0"
+        )

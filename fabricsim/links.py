@@ -1,0 +1,85 @@
+"""Links: one direction of a wire from a node's port to its peer's port.
+
+A packet handed to `send` at time t (the moment the switch's traffic manager or the host
+NIC starts serialising it) reaches the peer at t + length·8/rate + propagation delay. The
+sender side serialises one packet at a time (the switch's queue is served at this rate),
+so the wire is never oversubscribed. A link that is down loses what is sent onto it;
+`loss` drops packets at random (seeded). Bytes are counted per time bin for utilisation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from .events import EventLoop
+
+__all__ = ["Wire"]
+
+
+class Wire:
+    """`a`:`a_port` -> `b`:`b_port` (one direction)."""
+
+    __slots__ = (
+        "a",
+        "a_port",
+        "b",
+        "b_port",
+        "bin_ns",
+        "bins",
+        "bytes",
+        "deliver",
+        "delay_ns",
+        "loop",
+        "loss",
+        "lost",
+        "packets",
+        "rate_bps",
+        "rng",
+        "up",
+    )
+
+    def __init__(
+        self,
+        loop: EventLoop,
+        a: str,
+        a_port: int,
+        b: str,
+        b_port: int,
+        rate_bps: float,
+        delay_ns: int,
+        loss: float,
+        rng: random.Random,
+        bin_ns: int,
+    ) -> None:
+        self.loop = loop
+        self.a, self.a_port, self.b, self.b_port = a, a_port, b, b_port
+        self.rate_bps = rate_bps
+        self.delay_ns = delay_ns
+        self.loss = loss
+        self.rng = rng
+        self.up = True
+        self.deliver: Callable[[Any], None] | None = None  # peer.receive((port, data))
+        self.bytes = 0
+        self.packets = 0
+        self.lost = 0
+        self.bin_ns = bin_ns
+        self.bins: dict[int, int] = {}
+
+    def serialise_ns(self, length: int) -> int:
+        return int(length * 8e9 / self.rate_bps)
+
+    def send(self, data: bytes) -> bool:
+        """Put `data` on the wire now; False if it is lost (link down or random loss)."""
+        if not self.up or (self.loss and self.rng.random() < self.loss):
+            self.lost += 1
+            return False
+        n = len(data)
+        now = self.loop.clock.now_ns()
+        self.bytes += n
+        self.packets += 1
+        b = now // self.bin_ns
+        self.bins[b] = self.bins.get(b, 0) + n
+        self.loop.at(now + int(n * 8e9 / self.rate_bps) + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        return True

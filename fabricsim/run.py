@@ -1,0 +1,258 @@
+"""One simulation run: build the fabric, program it, run a workload, measure.
+
+    result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed=1))
+
+`result` is a JSON-able dict (see `metrics.py` for what each figure means). The same
+topology, configuration and seed give the same result.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from softswitch.codegen.program import CompiledProgram
+
+from .frames import DATA_HEADER_LEN, FlowFrames
+from .metrics import jain, percentile
+from .network import NetParams, Network
+from .switchnode import PfcParams
+from .transport import CcParams, Receiver, Sender
+from .workloads import Flow, make_workload
+
+__all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
+
+FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
+MODES = ("ecmp", "flowlet", "spray", "adaptive")
+MTU = 1500
+PAYLOAD = MTU - DATA_HEADER_LEN - 4
+DATA_DSCP = 26
+
+
+@dataclass(slots=True, frozen=True)
+class SimConfig:
+    workload: str = "permutation"
+    mode: str = "ecmp"
+    seed: int = 1
+    flow_bytes: int = 300_000
+    receiver: str = "tolerant"  # or "in_order"
+    load: float = 0.5  # poisson workload
+    fan_in: int | None = None  # incast senders (None: every host on other leaves)
+    cc: CcParams = field(default_factory=CcParams)
+    net: NetParams = field(default_factory=NetParams)
+    ecn_threshold: int | None = 20  # packets (DCTCP step); None: no marking
+    cnp_threshold: int | None = 24  # packets; None: no CNPs
+    cnp_interval_us: int = 4
+    trim_threshold: int | None = 48  # packets; None: no trimming (tail drop)
+    flowlet_gap_us: int = 10
+    fail_link: tuple[str, str, int] | None = None  # (a, b, at_ns)
+    controller_delay_ns: int = 20_000  # failure detection + recomputation + writes
+    storm: tuple[str, int] | None = None  # (host, from_ns): a stuck receiver
+    time_limit_ns: int = 20_000_000
+    sample_ns: int = 1_000
+
+    def label(self) -> str:
+        return f"{self.workload}/{self.mode}/seed{self.seed}"
+
+
+@cache
+def fabric_program() -> CompiledProgram:
+    """p4src/fabric.p4, compiled once per process."""
+    from softswitch.compiler import compile_file
+
+    return compile_file(FABRIC_P4)
+
+
+def policy_for(cfg: SimConfig) -> Any:
+    from controller.lb import Cnp, EcnStep, GroupMode, Policy, Trim
+
+    return Policy(
+        mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
+        ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
+        cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us)
+        if cfg.cnp_threshold is not None
+        else None,
+        trim=Trim(cfg.trim_threshold, cfg.net.trim_dscp, 1)
+        if cfg.trim_threshold is not None
+        else None,
+    )
+
+
+class _Progress:
+    """A one-line stderr progress bar in simulated time, for runs of more than a moment."""
+
+    def __init__(self, label: str, horizon_ns: int, enabled: bool) -> None:
+        self.label, self.horizon, self.enabled = label, horizon_ns, enabled
+        self.t0 = time.monotonic()
+        self.shown = False
+
+    def __call__(self, now_ns: int) -> None:
+        if not self.enabled or time.monotonic() - self.t0 < 2:
+            return
+        self.shown = True
+        frac = min(1.0, now_ns / self.horizon) if self.horizon else 0
+        bar = "#" * int(frac * 30)
+        print(f"\r{self.label:<28} [{bar:<30}] {now_ns / 1000:9.1f} us", end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+def simulate(
+    topo: Any,
+    cfg: SimConfig,
+    *,
+    program: CompiledProgram | None = None,
+    progress: bool = False,
+    on_network: Callable[[Network], None] | None = None,
+) -> dict[str, Any]:
+    from .control import FabricControl
+
+    t_wall = time.perf_counter()
+    program = program or fabric_program()
+    net = Network(topo, program, cfg.net, cfg.seed)
+    control = FabricControl(topo, net.switches, program, policy_for(cfg))
+    control.install()
+    if on_network is not None:
+        on_network(net)
+    loop = net.loop
+    hosts = [h.name for h in topo.hosts]
+    leaf_of = {h.name: h.switch for h in topo.hosts}
+    flows = make_workload(
+        cfg.workload,
+        hosts,
+        cfg.flow_bytes,
+        cfg.seed,
+        load=cfg.load,
+        fan_in=cfg.fan_in,
+        leaf_of=leaf_of,
+        rate_bps=cfg.cc.line_rate_bps,
+    )
+    run = _Run(net, topo, cfg, flows)
+    if cfg.fail_link is not None:
+        a, b, at = cfg.fail_link
+
+        def fail(_: Any) -> None:
+            net.set_link(a, b, False)
+            loop.at(loop.now() + cfg.controller_delay_ns, lambda _x: run.note_reroute(control.link_down(a, b)))
+
+        loop.at(at, fail)
+    if cfg.storm is not None:
+        host, at = cfg.storm
+        loop.at(at, net.hosts[host].start_storm)
+    loop.at(0, run.sample, None)
+    bar = _Progress(cfg.label(), run.horizon_ns(), progress)
+    end = loop.run(cfg.time_limit_ns, tick=bar)
+    bar.done()
+    net.close()
+    result = run.summary(end, control)
+    result["wall_s"] = round(time.perf_counter() - t_wall, 3)
+    result["events"] = loop.events
+    return result
+
+
+class _Run:
+    """Flows of one run: starts them (also after the flows they wait for), records ends."""
+
+    def __init__(self, net: Network, topo: Any, cfg: SimConfig, flows: list[Flow]) -> None:
+        self.net, self.topo, self.cfg, self.flows = net, topo, cfg, flows
+        self.start: dict[int, int] = {}
+        self.finish: dict[int, int] = {}
+        self.senders: dict[int, Sender] = {}
+        self.receivers: dict[int, Receiver] = {}
+        self.waiting: dict[int, list[Flow]] = {}
+        self.pending = {f.fid: len(f.after) for f in flows}
+        self.samples: list[int] = []
+        self.queue_series: list[tuple[int, int, int]] = []  # (t_ns, max depth, sum depth)
+        self.reroutes: list[tuple[int, int]] = []
+        self.last_t = 0
+        gw = {s.name: s.router_mac for s in topo.switches}
+        self.host_info = {h.name: (h.mac, gw[h.switch], h.ip) for h in topo.hosts}
+        for f in flows:
+            for dep in f.after:
+                self.waiting.setdefault(dep, []).append(f)
+        for h in net.hosts.values():
+            h.on_complete = self.complete
+        for f in flows:
+            if not f.after:
+                net.loop.at(f.start_ns, self.begin, f)
+
+    def horizon_ns(self) -> int:
+        """A rough end time for the progress bar: the bytes of the busiest host at line rate."""
+        per: dict[str, int] = {}
+        for f in self.flows:
+            per[f.dst] = per.get(f.dst, 0) + f.size
+            per[f.src] = per.get(f.src, 0) + f.size
+        busiest = max(per.values(), default=0)
+        return int(busiest * 8e9 / self.cfg.cc.line_rate_bps) + max((f.start_ns for f in self.flows), default=0)
+
+    def begin(self, f: Flow) -> None:
+        cfg = self.cfg
+        n = max(1, -(-f.size // PAYLOAD))
+        last = f.size - (n - 1) * PAYLOAD
+        smac, sgw, sip = self.host_info[f.src]
+        dmac, dgw, dip = self.host_info[f.dst]
+        # the UDP source port is the flow's entropy (RoCEv2 practice), seeded
+        sport = 0xC000 | ((f.fid * 2654435761 + cfg.seed * 40503) & 0x3FFF)
+        frames = FlowFrames.build(
+            src_mac=smac,
+            src_gw=sgw,
+            src_ip=sip,
+            dst_mac=dmac,
+            dst_gw=dgw,
+            dst_ip=dip,
+            sport=sport,
+            payload=PAYLOAD,
+            last_payload=last,
+            data_qp=2 * f.fid + 1,
+            ack_qp=2 * f.fid,
+            dscp=DATA_DSCP,
+        )
+        in_order = cfg.receiver == "in_order"
+        s = Sender(f.fid, n, frames, "gbn" if in_order else "sr", cfg.cc, MTU)
+        r = Receiver(f.fid, n, frames, in_order)
+        self.senders[f.fid], self.receivers[f.fid] = s, r
+        self.start[f.fid] = self.net.loop.now()
+        self.net.hosts[f.dst].add_receiver(r)
+        self.net.hosts[f.src].start_sender(s)
+
+    def complete(self, fid: int, t: int) -> None:
+        self.finish[fid] = t
+        for f in self.waiting.get(fid, ()):
+            self.pending[f.fid] -= 1
+            if self.pending[f.fid] == 0:
+                self.begin(f)
+        if len(self.finish) == len(self.flows):
+            self.net.loop.stop()
+
+    def note_reroute(self, updates: int) -> None:
+        self.reroutes.append((self.net.loop.now(), updates))
+
+    def sample(self, _: Any) -> None:
+        depths = [len(q) for s in self.net.switches.values() for pq in s.sw.tm.ports.values() for q in pq.queues]
+        now = self.net.loop.now()
+        self.samples.extend(depths)
+        self.queue_series.append((now, max(depths, default=0), sum(depths)))
+        if len(self.finish) < len(self.flows):
+            self.net.loop.at(now + self.cfg.sample_ns, self.sample, None)
+
+    # ------------------------------------------------------------ summary
+    def summary(self, end: int, control: Any) -> dict[str, Any]:
+        from .summary import summarise
+
+        return summarise(self, end, control)
+
+
+def config_dict(cfg: SimConfig) -> dict[str, Any]:
+    d = asdict(cfg)
+    return d
+
+
+def with_mode(cfg: SimConfig, mode: str) -> SimConfig:
+    return replace(cfg, mode=mode)

@@ -1,0 +1,178 @@
+"""Turn a finished run into its JSON summary (figures explained in `metrics.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .metrics import jain, percentile
+
+__all__ = ["summarise"]
+
+DROP_REASONS = {
+    1: "not_router_mac",
+    2: "no_route",
+    3: "ttl_expired",
+    4: "unknown_group",
+    5: "no_live_member",
+    6: "member_missing",
+    7: "ipv4_checksum",
+    8: "ipv4_options",
+    9: "blackhole",
+    10: "not_ip",
+}
+
+
+def _r(x: float, nd: int = 2) -> float:
+    return round(float(x), nd)
+
+
+def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
+    cfg, net, topo = run.cfg, run.net, run.topo
+    line = cfg.cc.line_rate_bps
+    fcts, goodputs, slowdowns = [], [], []
+    flows_out = []
+    by_dst: dict[str, list[Any]] = {}
+    hops = _unloaded_ns(topo)
+    for f in run.flows:
+        st, fin = run.start.get(f.fid), run.finish.get(f.fid)
+        rec: dict[str, Any] = {"fid": f.fid, "src": f.src, "dst": f.dst, "bytes": f.size}
+        if st is not None and fin is not None:
+            fct = max(1, fin - st)
+            ideal = f.size * 8e9 / line + hops(f.src, f.dst)
+            fcts.append(fct / 1000)
+            goodputs.append(f.size * 8 / fct)
+            slowdowns.append(fct / ideal)
+            rec |= {"fct_us": _r(fct / 1000, 3), "goodput_gbps": _r(f.size * 8 / fct)}
+            by_dst.setdefault(f.dst, []).append((st, fin, f.size))
+        flows_out.append(rec)
+    # receiver-link utilisation while receiving
+    utils = []
+    for items in by_dst.values():
+        t0 = min(i[0] for i in items)
+        t1 = max(i[1] for i in items)
+        utils.append(sum(i[2] for i in items) * 8e9 / max(1, t1 - t0) / line)
+    senders, receivers = run.senders.values(), run.receivers.values()
+    arrivals = sum(r.arrivals for r in receivers)
+    ooo = sum(r.ooo for r in receivers)
+    dists = [d for r in receivers for d in r.reorder_dist]
+    # switch counters, read through P4Runtime
+    ecn = cnps = trims = 0
+    drops: dict[str, int] = {}
+    for name in net.switches:
+        ecn += sum(p for p, _b in control.counter(name, "ecn_marked_counter").values())
+        cnps += sum(p for p, _b in control.counter(name, "cnp_counter").values())
+        trims += sum(p for p, _b in control.counter(name, "trimmed_counter").values())
+        for idx, (p, _b) in control.counter(name, "drop_counter").items():
+            key = DROP_REASONS.get(idx, f"reason_{idx}")
+            drops[key] = drops.get(key, 0) + p
+    pipeline_drops = sum(drops.values())
+    tm_drops = sum(pq.drops for s in net.switches.values() for pq in s.sw.tm.ports.values())
+    link_losses = sum(w.lost for w in net.wires.values())
+    storm_drops = sum(s.storm_drops for s in net.switches.values())
+    host_drops = sum(h.dropped for h in net.hosts.values())
+    peaks = {f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()}
+    uplinks = _uplinks(run)
+    done = len(run.finish)
+    out: dict[str, Any] = {
+        "config": {
+            "workload": cfg.workload,
+            "mode": cfg.mode,
+            "seed": cfg.seed,
+            "receiver": cfg.receiver,
+            "flow_bytes": cfg.flow_bytes,
+            "flows": len(run.flows),
+            "pfc": cfg.net.pfc.enabled,
+            "topology": getattr(topo, "name", ""),
+        },
+        "sim_time_us": _r(end / 1000, 3),
+        "flows_completed": done,
+        "throughput_pct_of_line_rate": _r(100 * sum(utils) / len(utils)) if utils else 0.0,
+        "goodput_gbps_mean": _r(sum(goodputs) / len(goodputs)) if goodputs else 0.0,
+        "fct_p50_us": _r(percentile(fcts, 50)),
+        "fct_p99_us": _r(percentile(fcts, 99)),
+        "slowdown_p50": _r(percentile(slowdowns, 50)),
+        "slowdown_p99": _r(percentile(slowdowns, 99)),
+        "reordered_pct": _r(100 * ooo / arrivals if arrivals else 0.0, 3),
+        "reorder_distance_p50": percentile(dists, 50),
+        "reorder_distance_p99": percentile(dists, 99),
+        "ecn_marks": ecn,
+        "ce_received": sum(r.ce for r in receivers),
+        "cnps": cnps,
+        "cnps_received": sum(s.cnps for s in senders),
+        "trims": trims,
+        "drops": pipeline_drops + tm_drops + link_losses + storm_drops + host_drops,
+        "drops_by_cause": {
+            "pipeline": drops,
+            "queue_full": tm_drops,
+            "link": link_losses,
+            "pfc_watchdog": storm_drops,
+            "host": host_drops,
+        },
+        "retransmissions": sum(s.retransmits for s in senders),
+        "data_packets_sent": sum(s.sent + s.retransmits for s in senders),
+        "max_queue_pkts": max(peaks.values(), default=0),
+        "queue_pkts_p50": percentile(run.samples, 50),
+        "queue_pkts_p99": percentile(run.samples, 99),
+        "queue_pkts_p999": percentile(run.samples, 99.9),
+        "pfc_pause_us": _r(
+            (sum(s.pause_ns for s in net.switches.values()) + sum(h.pause_ns for h in net.hosts.values()))
+            / 1000
+        ),
+        "pfc_pause_us_by_node": {
+            n.name: _r(n.pause_ns / 1000)
+            for n in [*net.switches.values(), *net.hosts.values()]
+            if n.pause_ns
+        },
+        "pfc_frames": sum(s.pfc_frames for s in net.switches.values()),
+        "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
+        "uplink_balance": uplinks["balance"],
+        "packet_hops": sum(w.packets for w in net.wires.values()),
+        "reroutes": [{"t_us": _r(t / 1000), "updates": u} for t, u in run.reroutes],
+        "flows": flows_out,
+        "series": {
+            "queue": [[_r(t / 1000), m, s] for t, m, s in run.queue_series],
+            "uplink_bins_us": cfg.net.bin_ns / 1000,
+            "uplinks": uplinks["bins"],
+        },
+    }
+    return out
+
+
+def _unloaded_ns(topo: Any) -> Any:
+    """Propagation plus per-hop serialisation of one MTU packet on the shortest path."""
+    import networkx as nx
+
+    g = nx.Graph()
+    for link in topo.links:
+        g.add_edge(link.a, link.b, d=link.delay_ns + 120)
+    for h in topo.hosts:
+        g.add_edge(h.name, h.switch, d=h.delay_ns + 120)
+    dist = dict(nx.all_pairs_dijkstra_path_length(g, weight="d"))
+
+    def f(a: str, b: str) -> float:
+        return float(dist[a][b])
+
+    return f
+
+
+def _uplinks(run: Any) -> dict[str, Any]:
+    """Bytes on each leaf->upper-switch wire: balance per leaf, and time bins for plots."""
+    topo, net = run.topo, run.net
+    leaves = {h.switch for h in topo.hosts}
+    per_leaf: dict[str, list[int]] = {}
+    bins: dict[str, list[int]] = {}
+    last_bin = max((max(w.bins, default=0) for w in net.wires.values()), default=0)
+    for (a, b), w in sorted(net.wires.items()):
+        if a in leaves and b in net.switches and b not in leaves:
+            per_leaf.setdefault(a, []).append(w.bytes)
+            bins[f"{a}->{b}"] = [w.bins.get(i, 0) for i in range(last_bin + 1)]
+    ratios = [max(v) / (sum(v) / len(v)) for v in per_leaf.values() if sum(v)]
+    jains = [jain(v) for v in per_leaf.values() if sum(v)]
+    return {
+        "balance": {
+            "max_over_mean": _r(max(ratios), 3) if ratios else 1.0,
+            "jain_mean": _r(sum(jains) / len(jains), 4) if jains else 1.0,
+            "bytes": {k: v for k, v in per_leaf.items()},
+        },
+        "bins": bins,
+    }

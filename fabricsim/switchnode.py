@@ -1,0 +1,175 @@
+"""A fabric switch in the simulation: a softswitch `Switch` running fabric.p4 on the
+simulator's clock, its egress queues drained at the rate of the wire behind each port.
+
+Every arriving packet runs the whole P4 pipeline (`inject`); the traffic manager decides
+when each queued packet leaves (`next_event_ns`), and the node wakes at that moment to run
+egress and put the packet on the wire. Nothing is cached per flow.
+
+PFC (optional, one lossless priority): packets queued are counted per ingress port; when
+a port's count reaches `xoff` the node pauses the upstream sender on that port (a PAUSE
+frame: MAC control, not seen by the P4 program) and resumes it at `xon`. A PAUSE received
+stops the queue of that port. The watchdog (optional) declares a storm when a queue stays
+paused `watchdog_ns`: from then on the port's pauses are ignored and packets for it are
+dropped, so the storm stops spreading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from softswitch.v1model.switch import Switch
+
+from .events import EventLoop
+from .links import Wire
+
+__all__ = ["PfcParams", "SwitchNode"]
+
+PFC_PRIORITY = 0
+PAUSE_FRAME_NS = 6  # a 64-byte PAUSE frame at 100 Gb/s
+
+
+@dataclass(slots=True, frozen=True)
+class PfcParams:
+    enabled: bool = False
+    xoff: int = 24  # packets queued from one ingress port
+    xon: int = 12
+    watchdog_ns: int | None = None
+
+
+class SwitchNode:
+    __slots__ = (
+        "loop",
+        "name",
+        "paused_since",
+        "pause_ns",
+        "peers",
+        "pfc",
+        "pfc_frames",
+        "storm_drops",
+        "sw",
+        "tripped",
+        "upstream_paused",
+        "wake_at",
+        "wires",
+        "cpu_packets",
+    )
+
+    def __init__(self, name: str, sw: Switch, loop: EventLoop, pfc: PfcParams) -> None:
+        self.name = name
+        self.sw = sw
+        self.loop = loop
+        self.pfc = pfc
+        self.wires: dict[int, Wire] = {}
+        self.peers: dict[int, Any] = {}  # port -> (node, its port) for PAUSE frames
+        self.wake_at: int | None = None
+        self.upstream_paused: set[int] = set()
+        self.paused_since: dict[int, int] = {}  # our egress port -> when it was paused
+        self.pause_ns = 0
+        self.pfc_frames = 0
+        self.tripped: set[int] = set()
+        self.storm_drops = 0
+        self.cpu_packets = 0
+        sw.count_ingress = pfc.enabled
+
+    # ------------------------------------------------------------ packets
+    def receive(self, arg: tuple[int, bytes]) -> None:
+        port, data = arg
+        sw = self.sw
+        sw.inject(port, data)
+        self._flush(sw.serve())
+        if self.pfc.enabled:
+            self._check_xoff(port)
+        self._schedule()
+
+    def wake(self, t: int) -> None:
+        if self.wake_at != t:
+            return  # superseded by an earlier wake-up
+        self.wake_at = None
+        self._flush(self.sw.serve())
+        if self.upstream_paused:
+            self._check_xon()
+        self._schedule()
+
+    def _schedule(self) -> None:
+        t = self.sw.tm.next_time()
+        if t is None:
+            return
+        ti = int(t)
+        if ti < t:
+            ti += 1
+        now = self.loop.clock.now_ns()
+        if ti < now:
+            ti = now
+        if self.wake_at is None or ti < self.wake_at:
+            self.wake_at = ti
+            self.loop.at(ti, self.wake, ti)
+
+    def _flush(self, outs: list[Any]) -> None:
+        wires = self.wires
+        for o in outs:
+            w = wires.get(o.port)
+            if w is None:
+                self.cpu_packets += 1
+            elif o.port in self.tripped:
+                self.storm_drops += 1
+            else:
+                w.send(o.data)
+
+    # ------------------------------------------------------------ PFC
+    def _check_xoff(self, port: int) -> None:
+        occ = self.sw.tm.ingress_occupancy.get((port, PFC_PRIORITY), 0)
+        if occ >= self.pfc.xoff and port not in self.upstream_paused:
+            self.upstream_paused.add(port)
+            self._send_pause(port, True)
+
+    def _check_xon(self) -> None:
+        occ = self.sw.tm.ingress_occupancy
+        for port in list(self.upstream_paused):
+            if occ.get((port, PFC_PRIORITY), 0) <= self.pfc.xon:
+                self.upstream_paused.discard(port)
+                self._send_pause(port, False)
+
+    def _send_pause(self, port: int, on: bool) -> None:
+        peer = self.peers.get(port)
+        wire = self.wires.get(port)
+        if peer is None or wire is None or not wire.up:
+            return
+        self.pfc_frames += 1
+        node, peer_port = peer
+        self.loop.at(self.loop.clock.now_ns() + wire.delay_ns + PAUSE_FRAME_NS, node.on_pause, (peer_port, on))
+
+    def on_pause(self, arg: tuple[int, bool]) -> None:
+        """A PAUSE (on) or resume (off) from the peer on `port`."""
+        port, on = arg
+        if port in self.tripped:
+            return
+        now = self.loop.clock.now_ns()
+        self.sw.tm.pause(port, PFC_PRIORITY, on, now)
+        if on:
+            if port not in self.paused_since:
+                self.paused_since[port] = now
+                if self.pfc.watchdog_ns is not None:
+                    self.loop.at(now + self.pfc.watchdog_ns, self._watchdog, (port, now))
+        else:
+            since = self.paused_since.pop(port, None)
+            if since is not None:
+                self.pause_ns += now - since
+            self._schedule()
+
+    def _watchdog(self, arg: tuple[int, int]) -> None:
+        port, since = arg
+        if self.paused_since.get(port) != since:
+            return  # resumed (and maybe paused again) since
+        now = self.loop.clock.now_ns()
+        self.tripped.add(port)
+        self.pause_ns += now - since
+        del self.paused_since[port]
+        self.sw.tm.pause(port, PFC_PRIORITY, False, now)
+        self._schedule()
+
+    def close_pauses(self, now: int) -> None:
+        """Account pauses still in force at the end of a run."""
+        for port, since in list(self.paused_since.items()):
+            self.pause_ns += now - since
+            self.paused_since[port] = now
