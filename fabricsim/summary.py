@@ -126,7 +126,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         "pfc_frames": sum(s.pfc_frames for s in net.switches.values()),
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
         "uplink_balance": uplinks["balance"],
-        "packet_hops": sum(w.packets for w in net.wires.values()),
+        "packet_hops": sum(s.pipeline_runs for s in net.switches.values()),
         "reroutes": [{"t_us": _r(t / 1000), "updates": u} for t, u in run.reroutes],
         "flows": flows_out,
         "series": {

@@ -53,6 +53,7 @@ class SwitchNode:
         "wake_at",
         "wires",
         "cpu_packets",
+        "pipeline_runs",
     )
 
     def __init__(self, name: str, sw: Switch, loop: EventLoop, pfc: PfcParams) -> None:
@@ -70,12 +71,14 @@ class SwitchNode:
         self.tripped: set[int] = set()
         self.storm_drops = 0
         self.cpu_packets = 0
+        self.pipeline_runs = 0  # packets that went through the P4 program here
         sw.count_ingress = pfc.enabled
 
     # ------------------------------------------------------------ packets
     def receive(self, arg: tuple[int, bytes]) -> None:
         port, data = arg
         sw = self.sw
+        self.pipeline_runs += 1
         sw.inject(port, data)
         self._flush(sw.serve())
         if self.pfc.enabled:

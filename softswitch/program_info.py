@@ -172,3 +172,11 @@ class CompiledProgram:
     warnings: list[str] = field(default_factory=list)
     name: str = "program"
     field_annotations: dict[str, dict[str, Annotations]] = field(default_factory=dict)
+    _code: Any = field(default=None, repr=False, compare=False)
+
+    def code(self) -> Any:
+        """The generated module compiled to a code object, once per program (a fabric of
+        many switches running one program executes it once per switch)."""
+        if self._code is None:
+            self._code = compile(self.source, f"<softswitch:{self.name}>", "exec")
+        return self._code

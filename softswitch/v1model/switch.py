@@ -141,8 +141,7 @@ class Switch:
         self.count_ingress = False  # count queued packets per ingress port (PFC)
         self._out: list[Output] = []
         namespace: dict[str, Any] = {}
-        code = compile(program.source, f"<softswitch:{program.name}>", "exec")
-        exec(code, namespace)  # noqa: S102 - our own generated code
+        exec(program.code(), namespace)  # noqa: S102 - our own generated code
         self.pipe = namespace["build"](self)
         self._field_lists = self._collect_field_lists()
 

@@ -1,0 +1,45 @@
+"""fabricsim speed: simulated packet-hops (a packet through fabric.p4 at one switch) per
+second of wall time and of CPU time, on the 4x4 leaf-spine with a permutation under
+every load-balancing mode, one process; then the wall time of `make demo` if asked.
+
+Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--demo]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.topology import load_topology
+from fabricsim.run import MODES, SimConfig, fabric_program, simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flow-bytes", type=int, default=200_000)
+    ap.add_argument("--demo", action="store_true", help="also time `make demo` (fresh out dir)")
+    args = ap.parse_args()
+    topo = load_topology(ROOT / "topologies" / "leaf-spine-4x4.yaml")
+    fabric_program()  # compile outside the timing
+    print(f"{'mode':<10} {'hops':>8} {'wall s':>8} {'hops/s':>9} {'cpu s':>7} {'hops/cpu-s':>11}")
+    for mode in MODES:
+        cfg = SimConfig(workload="permutation", mode=mode, flow_bytes=args.flow_bytes)
+        w0, c0 = time.perf_counter(), time.process_time()
+        r = simulate(topo, cfg)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        hops = r["packet_hops"]
+        print(f"{mode:<10} {hops:>8} {wall:>8.2f} {hops / wall:>9,.0f} {cpu:>7.2f} {hops / cpu:>11,.0f}", flush=True)
+    if args.demo:
+        out = Path("/tmp") / f"fabricsim-bench-demo-{time.time_ns()}"
+        w0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "fabricsim.demo", "--out", str(out)], check=True, cwd=ROOT)
+        print(f"make demo (fabricsim.demo): {time.perf_counter() - w0:.1f} s wall")
+
+
+if __name__ == "__main__":
+    main()
