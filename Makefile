@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint bench bench-afpacket clean ptf
+.PHONY: venv test lint bench bench-afpacket clean ptf demo
 
 TARGET ?= softswitch
 
@@ -19,18 +19,22 @@ $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
 	$(BIN)/pytest -n 2 tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
-	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
+	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
 	$(BIN)/python -m bench.fabric_bench
 	$(BIN)/python -m bench.p4runtime_bench
 	$(BIN)/python -m bench.routing_bench
+	$(BIN)/python -m bench.fabricsim_bench --demo
+
+demo: $(STAMP)
+	$(BIN)/python -m fabricsim.demo --out demo-out
 
 ptf: $(STAMP)
 	$(BIN)/python ptf_tests/run.py --target $(TARGET)

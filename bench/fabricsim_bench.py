@@ -33,11 +33,16 @@ def main() -> None:
         r = simulate(topo, cfg)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         hops = r["packet_hops"]
-        print(f"{mode:<10} {hops:>8} {wall:>8.2f} {hops / wall:>9,.0f} {cpu:>7.2f} {hops / cpu:>11,.0f}", flush=True)
+        print(
+            f"{mode:<10} {hops:>8} {wall:>8.2f} {hops / wall:>9,.0f} {cpu:>7.2f} {hops / cpu:>11,.0f}",
+            flush=True,
+        )
     if args.demo:
         out = Path("/tmp") / f"fabricsim-bench-demo-{time.time_ns()}"
         w0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "fabricsim.demo", "--out", str(out)], check=True, cwd=ROOT)
+        subprocess.run(
+            [sys.executable, "-m", "fabricsim.demo", "--out", str(out)], check=True, cwd=ROOT
+        )
         print(f"make demo (fabricsim.demo): {time.perf_counter() - w0:.1f} s wall")
 
 

@@ -4,8 +4,13 @@ Routes come from `controller.routing.compute_routes`, the entities from the one 
 of fabric.p4's knobs (`controller.lb.FabricEncoder`); each entity is encoded to a
 `p4.v1.Entity` by `controller.codec` and applied by softswitch's P4Runtime entity store
 (`softswitch.p4runtime.entities.EntityStore`), exactly what a Write RPC does, without a
-socket. Counters are read back the same way. After a link failure the routes are
-recomputed and the switches rewritten (the store reports what changed).
+socket. Counters are read back the same way.
+
+A link failure is handled in two steps, as a fabric controller does: the switches at its
+ends clear the dead port's bit in the live-member bitmap of every group that uses it
+(`port_down`, the encoder's MODIFYs: traffic moves to the remaining members at once), then
+the routes are recomputed without the link and only the entries that changed are written
+(`reroute`).
 """
 
 from __future__ import annotations
@@ -15,14 +20,13 @@ from typing import Any
 
 from controller.codec import decode_entity, encode_entity
 from controller.entities import CounterEntry, Entity
-from controller.lb import FabricEncoder, Policy
+from controller.lb import FabricEncoder, Policy, SwitchIntent
+from controller.lb.from_topology import switch_intent
 from controller.p4info import P4Schema
 from controller.routing import compute_routes
 from softswitch._proto import p4runtime_pb2 as p4r
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
-
-from .intents import switch_intents
 
 __all__ = ["FabricControl"]
 
@@ -35,17 +39,26 @@ class FabricControl:
         self.policy = policy
         p4info = p4info_for(program)
         self.schema = P4Schema(p4info)
+        self.encoder = FabricEncoder(self.schema)
         self.stores = {name: EntityStore(node.sw, p4info) for name, node in switches.items()}
         self.installed: dict[str, dict[tuple[Any, ...], Entity]] = {}
+        self.intents: dict[str, SwitchIntent] = {}
         self.failed_links: list[tuple[str, str]] = []
+        self.dead_ports: dict[str, set[int]] = {}
         self.writes = 0
 
     # ------------------------------------------------------------ programming
     def desired(self) -> dict[str, list[Entity]]:
         routes = compute_routes(self.topo, failed_links=self.failed_links)
-        intents = switch_intents(self.topo, routes)
-        enc = FabricEncoder(self.schema, self.policy)
-        return {name: list(enc.encode(intent)) for name, intent in intents.items()}
+        out = {}
+        for name in routes.switches:
+            if name in routes.failed:
+                continue
+            intent = switch_intent(self.topo, routes.switch_routes(name))
+            self.intents[name] = intent
+            dead = self.dead_ports.get(name, ())
+            out[name] = self.encoder.switch_entities(intent, self.policy, dead)
+        return out
 
     def install(self) -> None:
         """Write every switch's entities (INSERT), as a controller's first sync does."""
@@ -53,7 +66,23 @@ class FabricControl:
             self._write(name, [(p4r.Update.INSERT, e) for e in ents])
             self.installed[name] = {_key(self.schema, e): e for e in ents}
 
-    def link_down(self, a: str, b: str) -> int:
+    def port_down(self, a: str, b: str) -> int:
+        """The a-b link is down: clear its ports in the live bitmaps of the groups at both
+        ends; return the number of updates."""
+        n = 0
+        for sw, peer in ((a, b), (b, a)):
+            if sw not in self.intents:
+                continue
+            dead = self.dead_ports.setdefault(sw, set())
+            dead.add(self.topo.port_to(sw, peer))
+            ups = self.encoder.ports_down(self.intents[sw], self.policy, dead)
+            self._write(sw, [(p4r.Update.MODIFY, e) for e in ups])
+            for e in ups:
+                self.installed[sw][_key(self.schema, e)] = e
+            n += len(ups)
+        return n
+
+    def reroute(self, a: str, b: str) -> int:
         """Recompute without the a-b link and write the difference; return the updates."""
         self.failed_links.append((a, b))
         n = 0

@@ -85,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     jobs = demo_jobs(args.flow_bytes, args.incast_bytes, args.seed)
-    print(f"fabricsim demo: {len(jobs)} runs of fabric.p4 on a 4x4 leaf-spine, {args.processes} processes")
+    print(
+        f"fabricsim demo: {len(jobs)} runs of fabric.p4 on a 4x4 leaf-spine, {args.processes} processes"
+    )
     results = run_jobs(jobs, processes=args.processes)
     out: Path = args.out
     (out / "runs").mkdir(parents=True, exist_ok=True)
@@ -108,7 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     for mode in ("ecmp", "spray"):
         r = results[("permutation", mode)]
         pngs.append(
-            plot_uplinks(r, 100e9, f"permutation/{mode}: leaf uplink utilisation", out / f"uplinks_permutation_{mode}.png")
+            plot_uplinks(
+                r,
+                100e9,
+                f"permutation/{mode}: leaf uplink utilisation",
+                out / f"uplinks_permutation_{mode}.png",
+            )
         )
     print()
     print(table)

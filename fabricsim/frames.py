@@ -50,7 +50,9 @@ def _mac(text: str) -> bytes:
     return bytes(int(x, 16) for x in text.split(":"))
 
 
-def _prefix(smac: str, dmac: str, src: str, dst: str, sport: int, l4_payload: int, dscp: int) -> bytes:
+def _prefix(
+    smac: str, dmac: str, src: str, dst: str, sport: int, l4_payload: int, dscp: int
+) -> bytes:
     """Ethernet + IPv4 (ECT(0), checksum set) + UDP for a BTH and `l4_payload` more bytes."""
     udp_len = 8 + 12 + l4_payload
     ip_len = 20 + udp_len

@@ -34,6 +34,7 @@ class HostNode:
         "paused",
         "paused_since",
         "peer",
+        "received",
         "receivers",
         "rr",
         "senders",
@@ -64,6 +65,7 @@ class HostNode:
         self.dropped = 0
         self.cnps_ignored = 0
         self.acks_lost = 0
+        self.received = 0
         self.on_complete: Callable[[int, int], None] | None = None
 
     # ------------------------------------------------------------ flows
@@ -80,6 +82,7 @@ class HostNode:
     # ------------------------------------------------------------ receive
     def receive(self, arg: tuple[int, bytes]) -> None:
         data = arg[1]
+        self.received += 1
         if self.storm:
             self.dropped += 1
             return

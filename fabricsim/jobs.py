@@ -44,7 +44,9 @@ def run_jobs(
 
     def done(key: tuple[str, ...], res: dict[str, Any]) -> None:
         out[key] = res
-        say(f"[{len(out)}/{len(jobs)}] {'/'.join(key)}: {res['wall_s']:.1f} s ({time.monotonic() - t0:.0f} s elapsed)")
+        say(
+            f"[{len(out)}/{len(jobs)}] {'/'.join(key)}: {res['wall_s']:.1f} s ({time.monotonic() - t0:.0f} s elapsed)"
+        )
 
     if scheduler is not None:
         try:

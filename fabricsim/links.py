@@ -81,5 +81,7 @@ class Wire:
         self.packets += 1
         b = now // self.bin_ns
         self.bins[b] = self.bins.get(b, 0) + n
-        self.loop.at(now + int(n * 8e9 / self.rate_bps) + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        self.loop.at(
+            now + int(n * 8e9 / self.rate_bps) + self.delay_ns, self.deliver, (self.b_port, data)
+        )  # type: ignore[arg-type]
         return True

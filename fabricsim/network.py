@@ -25,7 +25,7 @@ __all__ = ["NetParams", "Network"]
 
 @dataclass(slots=True, frozen=True)
 class NetParams:
-    queue_depth: int = 64
+    queue_depth: int = 256  # packets per queue (a shared-buffer switch holds more than BMv2's 64)
     priority_queues: int = 2
     pfc: PfcParams = PfcParams()
     bin_ns: int = 10_000  # utilisation time bins
@@ -61,7 +61,10 @@ class Network:
         return self.switches.get(name) or self.hosts[name]
 
     def _wire(self, link: Any) -> None:
-        for a, ap, b, bp in ((link.a, link.a_port, link.b, link.b_port), (link.b, link.b_port, link.a, link.a_port)):
+        for a, ap, b, bp in (
+            (link.a, link.a_port, link.b, link.b_port),
+            (link.b, link.b_port, link.a, link.a_port),
+        ):
             w = Wire(
                 self.loop,
                 a,

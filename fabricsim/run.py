@@ -19,9 +19,7 @@ from typing import Any
 from softswitch.codegen.program import CompiledProgram
 
 from .frames import DATA_HEADER_LEN, FlowFrames
-from .metrics import jain, percentile
 from .network import NetParams, Network
-from .switchnode import PfcParams
 from .transport import CcParams, Receiver, Sender
 from .workloads import Flow, make_workload
 
@@ -48,12 +46,14 @@ class SimConfig:
     ecn_threshold: int | None = 20  # packets (DCTCP step); None: no marking
     cnp_threshold: int | None = 24  # packets; None: no CNPs
     cnp_interval_us: int = 4
-    trim_threshold: int | None = 48  # packets; None: no trimming (tail drop)
+    trim_threshold: int | None = 64  # packets; None: no trimming (tail drop)
     flowlet_gap_us: int = 10
     fail_link: tuple[str, str, int] | None = None  # (a, b, at_ns)
-    controller_delay_ns: int = 20_000  # failure detection + recomputation + writes
+    detect_ns: int = 2_000  # loss of signal -> live bitmaps cleared at the link's ends
+    controller_delay_ns: int = 20_000  # failure -> routes recomputed and rewritten
     storm: tuple[str, int] | None = None  # (host, from_ns): a stuck receiver
     time_limit_ns: int = 20_000_000
+    drain: bool = False  # after the last flow, run until nothing is in flight
     sample_ns: int = 1_000
 
     def label(self) -> str:
@@ -74,9 +74,7 @@ def policy_for(cfg: SimConfig) -> Any:
     return Policy(
         mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
-        cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us)
-        if cfg.cnp_threshold is not None
-        else None,
+        cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
         trim=Trim(cfg.trim_threshold, cfg.net.trim_dscp, 1)
         if cfg.trim_threshold is not None
         else None,
@@ -97,7 +95,12 @@ class _Progress:
         self.shown = True
         frac = min(1.0, now_ns / self.horizon) if self.horizon else 0
         bar = "#" * int(frac * 30)
-        print(f"\r{self.label:<28} [{bar:<30}] {now_ns / 1000:9.1f} us", end="", file=sys.stderr, flush=True)
+        print(
+            f"\r{self.label:<28} [{bar:<30}] {now_ns / 1000:9.1f} us",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def done(self) -> None:
         if self.shown:
@@ -140,7 +143,14 @@ def simulate(
 
         def fail(_: Any) -> None:
             net.set_link(a, b, False)
-            loop.at(loop.now() + cfg.controller_delay_ns, lambda _x: run.note_reroute(control.link_down(a, b)))
+            loop.at(
+                loop.now() + cfg.detect_ns,
+                lambda _x: run.note_reroute("port_down", control.port_down(a, b)),
+            )
+            loop.at(
+                loop.now() + cfg.controller_delay_ns,
+                lambda _x: run.note_reroute("reroute", control.reroute(a, b)),
+            )
 
         loop.at(at, fail)
     if cfg.storm is not None:
@@ -170,7 +180,8 @@ class _Run:
         self.pending = {f.fid: len(f.after) for f in flows}
         self.samples: list[int] = []
         self.queue_series: list[tuple[int, int, int]] = []  # (t_ns, max depth, sum depth)
-        self.reroutes: list[tuple[int, int]] = []
+        # (time, step, updates, link losses and switch drops so far)
+        self.reroutes: list[tuple[int, str, int, int, int]] = []
         self.last_t = 0
         gw = {s.name: s.router_mac for s in topo.switches}
         self.host_info = {h.name: (h.mac, gw[h.switch], h.ip) for h in topo.hosts}
@@ -190,7 +201,9 @@ class _Run:
             per[f.dst] = per.get(f.dst, 0) + f.size
             per[f.src] = per.get(f.src, 0) + f.size
         busiest = max(per.values(), default=0)
-        return int(busiest * 8e9 / self.cfg.cc.line_rate_bps) + max((f.start_ns for f in self.flows), default=0)
+        return int(busiest * 8e9 / self.cfg.cc.line_rate_bps) + max(
+            (f.start_ns for f in self.flows), default=0
+        )
 
     def begin(self, f: Flow) -> None:
         cfg = self.cfg
@@ -228,14 +241,22 @@ class _Run:
             self.pending[f.fid] -= 1
             if self.pending[f.fid] == 0:
                 self.begin(f)
-        if len(self.finish) == len(self.flows):
+        if len(self.finish) == len(self.flows) and not self.cfg.drain:
             self.net.loop.stop()
 
-    def note_reroute(self, updates: int) -> None:
-        self.reroutes.append((self.net.loop.now(), updates))
+    def note_reroute(self, what: str, updates: int) -> None:
+        net = self.net
+        lost = sum(w.lost for w in net.wires.values())
+        dropped = sum(s.sw.dropped for s in net.switches.values())
+        self.reroutes.append((net.loop.now(), what, updates, lost, dropped))
 
     def sample(self, _: Any) -> None:
-        depths = [len(q) for s in self.net.switches.values() for pq in s.sw.tm.ports.values() for q in pq.queues]
+        depths = [
+            len(q)
+            for s in self.net.switches.values()
+            for pq in s.sw.tm.ports.values()
+            for q in pq.queues
+        ]
         now = self.net.loop.now()
         self.samples.extend(depths)
         self.queue_series.append((now, max(depths, default=0), sum(depths)))

@@ -70,7 +70,9 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
     link_losses = sum(w.lost for w in net.wires.values())
     storm_drops = sum(s.storm_drops for s in net.switches.values())
     host_drops = sum(h.dropped for h in net.hosts.values())
-    peaks = {f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()}
+    peaks = {
+        f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()
+    }
     uplinks = _uplinks(run)
     done = len(run.finish)
     out: dict[str, Any] = {
@@ -115,7 +117,10 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         "queue_pkts_p99": percentile(run.samples, 99),
         "queue_pkts_p999": percentile(run.samples, 99.9),
         "pfc_pause_us": _r(
-            (sum(s.pause_ns for s in net.switches.values()) + sum(h.pause_ns for h in net.hosts.values()))
+            (
+                sum(s.pause_ns for s in net.switches.values())
+                + sum(h.pause_ns for h in net.hosts.values())
+            )
             / 1000
         ),
         "pfc_pause_us_by_node": {
@@ -127,7 +132,11 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
         "uplink_balance": uplinks["balance"],
         "packet_hops": sum(s.pipeline_runs for s in net.switches.values()),
-        "reroutes": [{"t_us": _r(t / 1000), "updates": u} for t, u in run.reroutes],
+        "reroutes": [
+            {"t_us": _r(t / 1000), "step": w, "updates": u, "link_losses": lo, "switch_drops": d}
+            for t, w, u, lo, d in run.reroutes
+        ],
+        "switch_drops": sum(s.sw.dropped for s in net.switches.values()),
         "flows": flows_out,
         "series": {
             "queue": [[_r(t / 1000), m, s] for t, m, s in run.queue_series],

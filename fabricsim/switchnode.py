@@ -140,7 +140,11 @@ class SwitchNode:
             return
         self.pfc_frames += 1
         node, peer_port = peer
-        self.loop.at(self.loop.clock.now_ns() + wire.delay_ns + PAUSE_FRAME_NS, node.on_pause, (peer_port, on))
+        self.loop.at(
+            self.loop.clock.now_ns() + wire.delay_ns + PAUSE_FRAME_NS,
+            node.on_pause,
+            (peer_port, on),
+        )
 
     def on_pause(self, arg: tuple[int, bool]) -> None:
         """A PAUSE (on) or resume (off) from the peer on `port`."""

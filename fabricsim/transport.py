@@ -78,7 +78,9 @@ class Sender:
         "win_acks",
     )
 
-    def __init__(self, fid: int, npkts: int, frames: object, mode: str, cc: CcParams, pkt_bytes: int) -> None:
+    def __init__(
+        self, fid: int, npkts: int, frames: object, mode: str, cc: CcParams, pkt_bytes: int
+    ) -> None:
         self.fid = fid
         self.npkts = npkts
         self.frames = frames

@@ -71,7 +71,7 @@ def ring_allreduce(hosts: Sequence[str], size: int, rng: random.Random, **_: obj
     chunk = max(1, size // n)
     flows: list[Flow] = []
     prev_step: dict[str, int] = {}  # host -> fid it received in the previous step
-    for step in range(2 * (n - 1)):
+    for _step in range(2 * (n - 1)):
         this: dict[str, int] = {}
         for i, h in enumerate(ring):
             succ = ring[(i + 1) % n]

@@ -21,7 +21,7 @@ from .common import CliError
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
 # modules of controller.cli that register subcommands, in help order
-COMMANDS = ("topo", "routes")
+COMMANDS = ("topo", "routes", "sim")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,232 @@
+"""`sprayfabric sim` and `sprayfabric sweep`: fabric.p4 on every switch of a simulated
+fabric (fabricsim), one run or a grid of runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .common import CliError, output
+
+__all__ = ["parse_fail_link", "parse_time_ns", "register"]
+
+_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+WORKLOADS = ("permutation", "incast", "all_to_all", "ring_allreduce", "poisson")
+MODES = ("ecmp", "flowlet", "spray", "adaptive")
+
+
+def parse_time_ns(text: str) -> int:
+    """`50us`, `0.2ms`, `1500ns`, `1s`; a bare number is microseconds."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s)?\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected a time such as 50us or 0.2ms, got {text!r}")
+    return int(float(m[1]) * _UNITS[m[2] or "us"])
+
+
+def parse_fail_link(text: str) -> tuple[str, str, int]:
+    """`A,B@T`: the link between A and B fails at time T."""
+    link, sep, when = text.partition("@")
+    parts = [p.strip() for p in link.split(",")]
+    if not sep or len(parts) != 2 or not all(parts):
+        raise argparse.ArgumentTypeError(
+            f"expected A,B@TIME (e.g. leaf1,spine1@50us), got {text!r}"
+        )
+    return parts[0], parts[1], parse_time_ns(when)
+
+
+def _storm(text: str) -> tuple[str, int]:
+    host, sep, when = text.partition("@")
+    if not sep or not host.strip():
+        raise argparse.ArgumentTypeError(f"expected HOST@TIME (e.g. h16@20us), got {text!r}")
+    return host.strip(), parse_time_ns(when)
+
+
+def _csv(kind: type, choices: tuple[str, ...] | None = None) -> Any:
+    def parse(text: str) -> list[Any]:
+        items = [kind(x.strip()) for x in text.split(",") if x.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError("expected a comma-separated list")
+        if choices is not None:
+            bad = [x for x in items if x not in choices]
+            if bad:
+                raise argparse.ArgumentTypeError(f"{bad[0]!r} is not one of {', '.join(choices)}")
+        return items
+
+    return parse
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("topology", metavar="TOPO", help="topology file (YAML)")
+    p.add_argument(
+        "--flow-bytes", type=int, default=300_000, help="bytes per flow (default 300000)"
+    )
+    p.add_argument("--receiver", choices=("tolerant", "in_order"), default="tolerant")
+    p.add_argument(
+        "--fan-in", type=int, help="incast senders (default: every host on other leaves)"
+    )
+    p.add_argument("--pfc", action="store_true", help="lossless: PFC pause on switch ingress")
+    p.add_argument("--watchdog", type=parse_time_ns, metavar="TIME", help="PFC watchdog timeout")
+    p.add_argument("--no-cc", action="store_true", help="senders ignore ECN echoes and CNPs")
+    p.add_argument(
+        "--time-limit", type=parse_time_ns, default=parse_time_ns("20ms"), metavar="TIME"
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sim",
+        help="simulate a fabric running fabric.p4 under a workload",
+        description="Discrete-event simulation: every switch of TOPO runs p4src/fabric.p4 "
+        "(softswitch), programmed through P4Runtime entities by the controller's routing and "
+        "encoder; hosts run a DCTCP/DCQCN-like transport. Prints the key figures; --json "
+        "writes everything.",
+    )
+    _common(p)
+    p.add_argument("--workload", choices=WORKLOADS, default="permutation")
+    p.add_argument("--mode", choices=MODES, default="ecmp")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--load", type=float, default=0.5, help="poisson workload: offered load 0..1")
+    p.add_argument(
+        "--fail-link", type=parse_fail_link, metavar="A,B@TIME", help="fail a link mid-run"
+    )
+    p.add_argument(
+        "--storm", type=_storm, metavar="HOST@TIME", help="HOST stops receiving (PFC storm)"
+    )
+    p.add_argument("--json", metavar="FILE", help="write the full result as JSON (- for stdout)")
+    p.add_argument("--plots", metavar="DIR", help="write queue and uplink plots to DIR")
+    p.set_defaults(func=_sim)
+    s = sub.add_parser(
+        "sweep",
+        help="a grid of simulations on a process pool or a Dask cluster",
+        description="Every combination of modes x workloads x seeds x loads, on a local "
+        "process pool, or on an existing Dask distributed cluster with --scheduler.",
+    )
+    _common(s)
+    s.add_argument("--modes", type=_csv(str, MODES), default=list(MODES))
+    s.add_argument("--workloads", type=_csv(str, WORKLOADS), default=["permutation"])
+    s.add_argument("--seeds", type=_csv(int), default=[1])
+    s.add_argument("--loads", type=_csv(float), default=[0.5], help="poisson workload loads")
+    s.add_argument("--processes", type=int, default=2)
+    s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler (tcp://host:8786)")
+    s.add_argument("-o", "--output", metavar="FILE", help="results as JSON (default stdout)")
+    s.set_defaults(func=_sweep)
+
+
+def _config(args: argparse.Namespace, **kw: Any) -> Any:
+    from fabricsim.network import NetParams
+    from fabricsim.run import SimConfig
+    from fabricsim.switchnode import PfcParams
+    from fabricsim.transport import CcParams
+
+    cfg = SimConfig(
+        flow_bytes=args.flow_bytes,
+        receiver=args.receiver,
+        fan_in=args.fan_in,
+        time_limit_ns=args.time_limit,
+        net=NetParams(pfc=PfcParams(enabled=args.pfc, watchdog_ns=args.watchdog)),
+        **kw,
+    )
+    if args.no_cc:
+        cfg = replace(cfg, cc=CcParams(dctcp=False, dcqcn=False))
+    return cfg
+
+
+def _load(path: str) -> Any:
+    from controller.topology import load_topology
+
+    if not Path(path).is_file():
+        raise CliError(f"{path}: no such topology file")
+    return load_topology(path)
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from fabricsim.demo import COLUMNS
+    from fabricsim.run import simulate
+
+    topo = _load(args.topology)
+    for a, b in [args.fail_link[:2]] if args.fail_link else []:
+        if topo.link_between(a, b) is None:
+            raise CliError(f"--fail-link: {topo.name} has no link between {a} and {b}")
+    if args.storm and not topo.is_host(args.storm[0]):
+        raise CliError(f"--storm: {topo.name} has no host {args.storm[0]}")
+    cfg = _config(
+        args,
+        workload=args.workload,
+        mode=args.mode,
+        seed=args.seed,
+        load=args.load,
+        fail_link=args.fail_link,
+        storm=args.storm,
+    )
+    r = simulate(topo, cfg, progress=sys.stderr.isatty())
+    if args.json:
+        with output(args.json) as f:
+            json.dump(r, f, indent=1)
+    if args.json != "-":
+        print(
+            f"{cfg.label()} on {topo.name}: {r['flows_completed']}/{r['config']['flows']} flows "
+            f"in {r['sim_time_us']} us simulated, {r['packet_hops']} packet-hops, {r['wall_s']} s"
+        )
+        for key, label, fmt in COLUMNS:
+            print(f"  {label:<8} {fmt.format(r[key])}")
+        print(f"  pause_us {r['pfc_pause_us']}")
+    if args.plots:
+        from fabricsim.plots import plot_queues, plot_uplinks
+
+        d = Path(args.plots)
+        d.mkdir(parents=True, exist_ok=True)
+        plot_queues({args.mode: r}, cfg.label(), d / "queues.png")
+        plot_uplinks(r, cfg.cc.line_rate_bps, cfg.label(), d / "uplinks.png")
+        print(f"plots in {d}")
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from fabricsim.jobs import Job, run_jobs
+
+    _load(args.topology)  # errors before any worker starts
+    jobs = []
+    for wl in args.workloads:
+        for load in args.loads if wl == "poisson" else [args.loads[0]]:
+            for seed in args.seeds:
+                for mode in args.modes:
+                    cfg = _config(args, workload=wl, mode=mode, seed=seed, load=load)
+                    key = (wl, mode, str(seed), f"{load:g}" if wl == "poisson" else "-")
+                    jobs.append(Job(key, str(args.topology), cfg))
+    try:
+        results = run_jobs(jobs, processes=args.processes, scheduler=args.scheduler)
+    except RuntimeError as e:
+        raise CliError(str(e)) from None
+    rows = [
+        {
+            "workload": k[0],
+            "mode": k[1],
+            "seed": int(k[2]),
+            "load": None if k[3] == "-" else float(k[3]),
+        }
+        | {
+            key: r[key]
+            for key in (
+                "throughput_pct_of_line_rate",
+                "fct_p50_us",
+                "fct_p99_us",
+                "reordered_pct",
+                "ecn_marks",
+                "cnps",
+                "trims",
+                "drops",
+                "max_queue_pkts",
+                "retransmissions",
+                "pfc_pause_us",
+            )
+        }
+        for k, r in sorted(results.items())
+    ]
+    with output(args.output) as f:
+        json.dump(rows, f, indent=1)
+    return 0

@@ -1,0 +1,80 @@
+"""`sprayfabric sim` and `sprayfabric sweep` (a local process pool)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.cli.sim import parse_fail_link, parse_time_ns
+
+TOPO = str(Path(__file__).resolve().parents[2] / "topologies" / "leaf-spine-2x2.yaml")
+
+
+def test_time_and_fail_link_syntax() -> None:
+    assert parse_time_ns("50us") == 50_000
+    assert parse_time_ns("0.2ms") == 200_000
+    assert parse_time_ns("7") == 7_000
+    assert parse_fail_link("leaf1, spine2@1.5us") == ("leaf1", "spine2", 1_500)
+
+
+def test_sim_prints_figures_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    rc = main(
+        [
+            "sim",
+            TOPO,
+            "--workload",
+            "permutation",
+            "--mode",
+            "spray",
+            "--flow-bytes",
+            "20000",
+            "--json",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "permutation/spray/seed1" in text and "thru%" in text
+    r = json.loads(out.read_text())
+    assert r["flows_completed"] == 4 and r["config"]["mode"] == "spray"
+
+
+def test_sim_errors_name_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", str(tmp_path / "none.yaml")]) == 1
+    assert "none.yaml: no such topology file" in capsys.readouterr().err
+    assert main(["sim", TOPO, "--fail-link", "leaf1,leaf2@5us"]) == 1
+    assert "no link between leaf1 and leaf2" in capsys.readouterr().err
+    assert main(["sim", TOPO, "--fail-link", "leaf1"]) == 1
+    assert "A,B@TIME" in capsys.readouterr().err
+
+
+def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
+    out = tmp_path / "sweep.json"
+    rc = main(
+        [
+            "sweep",
+            TOPO,
+            "--modes",
+            "ecmp,spray",
+            "--seeds",
+            "1",
+            "--flow-bytes",
+            "20000",
+            "--processes",
+            "2",
+            "-o",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    rows = json.loads(out.read_text())
+    assert sorted(r["mode"] for r in rows) == ["ecmp", "spray"]
+    assert all(
+        r["workload"] == "permutation" and r["throughput_pct_of_line_rate"] > 0 for r in rows
+    )
