@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -50,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 1
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # `sprayfabric ... | head`: the reader went away
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except (CliError, TopologyError, OSError, ValueError) as e:
         print(f"sprayfabric: error: {e}", file=sys.stderr)
         return 1

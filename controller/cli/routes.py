@@ -20,6 +20,10 @@ def _pair(text: str) -> tuple[str, str]:
     return parts[0].strip(), parts[1].strip()
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "routes",
@@ -64,7 +68,8 @@ def _routes(args: argparse.Namespace) -> int:
     lines = [
         f"{topo.name}: {s.switches} switches"
         + (f" ({s.failed_switches} failed)" if s.failed_switches else "")
-        + f", {len(args.fail_link)} failed links, {s.destination_classes} destination classes",
+        + f", {_count(len(args.fail_link), 'failed link')}, "
+        + _count(s.destination_classes, "destination class", "destination classes"),
         f"groups: {s.groups}",
         f"entries: {s.entries} (per switch min {s.entries_min}, "
         f"mean {s.entries_mean:.1f}, max {s.entries_max})",

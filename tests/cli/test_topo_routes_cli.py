@@ -85,6 +85,14 @@ def test_routes_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "fat-tree-k4: 20 switches, 0 failed links, 4 destination classes"
+    code, out, _ = run(
+        capsys,
+        "routes",
+        str(ROOT / "topologies" / "leaf-spine-2x2.yaml"),
+        "--fail-link",
+        "leaf1,spine1",
+    )
+    assert out.splitlines()[0] == "leaf-spine-2x2: 4 switches, 1 failed link, 2 destination classes"
     # edge: 7 remote /24s + 2 hosts; agg and core: all 8 /24s
     assert lines[1] == "groups: 64"
     assert lines[2] == "entries: 168 (per switch min 8, mean 8.4, max 9)"
