@@ -89,19 +89,25 @@ def _weights(g: SwitchGraph, dist: np.ndarray, reps: np.ndarray) -> np.ndarray:
     """W[e, c]: the weight of edge e towards class c (0 when e is not a next hop)."""
     n, cc = dist.shape
     du = dist[g.src]
-    on = (du == dist[g.dst] + 1) & (du > 0)
+    ei, ci = np.nonzero((du == dist[g.dst] + 1) & (du > 0))  # next-hop edges
+    level = du[ei, ci]
+    del du
+    order = np.argsort(level, kind="stable")
+    ei, ci, level = ei[order], ci[order], level[order]
+    bounds = np.searchsorted(level, np.arange(1, int(dist.max(initial=0)) + 2))
     cap_to = np.zeros((n, cc), dtype=np.int64)
     cap_to[reps, np.arange(cc)] = _INF
-    w = np.zeros(du.shape, dtype=np.int64)
-    for level in range(1, int(dist.max(initial=0)) + 1):
-        ei, ci = np.nonzero(on & (du == level))
-        if not len(ei):
+    w = np.zeros((len(g.src), cc), dtype=np.int64)
+    for lv in range(len(bounds) - 1):
+        lo, hi = bounds[lv], bounds[lv + 1]
+        if lo == hi:
             continue
-        vals = np.minimum(g.cap[ei], cap_to[g.dst[ei], ci])
-        w[ei, ci] = vals
+        e, c = ei[lo:hi], ci[lo:hi]
+        vals = np.minimum(g.cap[e], cap_to[g.dst[e], c])
+        w[e, c] = vals
         # capacities are far below 2^53, so float sums are exact
-        sums = np.bincount(g.src[ei] * cc + ci, weights=vals, minlength=n * cc)
-        at_level = dist == level
+        sums = np.bincount(g.src[e].astype(np.int64) * cc + c, weights=vals, minlength=n * cc)
+        at_level = dist == lv + 1
         cap_to[at_level] = np.rint(sums.reshape(n, cc)[at_level]).astype(np.int64)
     return w
 

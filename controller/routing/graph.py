@@ -67,26 +67,29 @@ class SwitchGraph:
             if frozenset((a, b)) not in pairs:
                 raise TopologyError(f"link capacity given for {a}->{b}, which is not a switch link")
 
-        src: list[int] = []
-        dst: list[int] = []
-        port: list[int] = []
-        cap: list[int] = []
-        for lk in topo.links:
-            if lk.a in failed or lk.b in failed or frozenset((lk.a, lk.b)) in down:
-                continue
-            a, b = index[lk.a], index[lk.b]
-            for u, v, pu, un, vn in ((a, b, lk.a_port, lk.a, lk.b), (b, a, lk.b_port, lk.b, lk.a)):
-                src.append(u)
-                dst.append(v)
-                port.append(pu)
-                c = caps.get((un, vn))
-                # supplied capacities (telemetry) are clamped to [1, rate]
-                cap.append(lk.rate_bps if c is None else int(min(max(c, 1), lk.rate_bps)))
         n = len(names)
-        src_a = np.asarray(src, dtype=np.int64)
-        dst_a = np.asarray(dst, dtype=np.int64)
-        port_a = np.asarray(port, dtype=np.int64)
-        cap_a = np.asarray(cap, dtype=np.int64)
+        links = [
+            lk
+            for lk in topo.links
+            if not (down or failed)
+            or (lk.a not in failed and lk.b not in failed and frozenset((lk.a, lk.b)) not in down)
+        ]
+        a_idx = np.fromiter((index[lk.a] for lk in links), dtype=np.int64, count=len(links))
+        b_idx = np.fromiter((index[lk.b] for lk in links), dtype=np.int64, count=len(links))
+        a_port = np.fromiter((lk.a_port for lk in links), dtype=np.int64, count=len(links))
+        b_port = np.fromiter((lk.b_port for lk in links), dtype=np.int64, count=len(links))
+        rate = np.fromiter((lk.rate_bps for lk in links), dtype=np.int64, count=len(links))
+        src_a = np.concatenate([a_idx, b_idx])
+        dst_a = np.concatenate([b_idx, a_idx])
+        port_a = np.concatenate([a_port, b_port])
+        cap_a = np.concatenate([rate, rate])
+        if caps:
+            # supplied capacities (telemetry) are clamped to [1, rate]
+            pos = {(int(u), int(v)): e for e, (u, v) in enumerate(zip(src_a, dst_a, strict=True))}
+            for (a, b), c in caps.items():
+                e = pos.get((index[a], index[b]))
+                if e is not None:
+                    cap_a[e] = int(min(max(c, 1), cap_a[e]))
         order = np.lexsort((port_a, src_a))
         src_a, dst_a, port_a, cap_a = src_a[order], dst_a[order], port_a[order], cap_a[order]
         indptr = np.zeros(n + 1, dtype=np.int64)
