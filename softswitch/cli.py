@@ -12,6 +12,7 @@ written for `simple_switch_grpc` can start `softswitch` with the same arguments.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import signal
@@ -324,6 +325,10 @@ def run_switch(argv: Sequence[str]) -> int:
         print(f"softswitch: error: {e}", file=sys.stderr)
         _shutdown(server, runtime)
         return 1
+    # what start-up built (modules, the program, gRPC) lives as long as the process: keep it
+    # out of the garbage collector's scans, which otherwise walk it again and again while
+    # packets allocate their headers
+    gc.freeze()
     _say(
         f"softswitch ready (pid {os.getpid()}, device {args.device_id}, "
         f"{'program ' + compiled.name if compiled else 'no program'}, "

@@ -210,9 +210,13 @@ def read_pcap(path: str | Path) -> Iterator[PcapRecord]:
             yield PcapRecord(sec * 1_000_000_000 + frac * unit, data)
 
 
+_RECORD = struct.Struct("<IIII")  # pcap record header: seconds, microseconds, lengths
+
+
 class PcapWriter:
-    """Writes a classic pcap (Ethernet, microseconds), flushed after every frame so the
-    file can be read while the switch runs."""
+    """Writes a classic pcap (Ethernet, microseconds). Frames are buffered: `flush()` (the
+    switch runtime calls it every 0.2 s) or `close()` puts them in the file; the file
+    header is written at once."""
 
     def __init__(self, path: str | Path, snaplen: int = 65535) -> None:
         self.path = Path(path)
@@ -228,9 +232,13 @@ class PcapWriter:
         t = time.time_ns() if ts_ns is None else ts_ns
         cut = data[: self.snaplen]
         sec, ns = divmod(t, 1_000_000_000)
-        self._f.write(struct.pack("<IIII", sec, ns // 1000, len(cut), len(data)) + cut)
-        self._f.flush()
+        self._f.write(_RECORD.pack(sec, ns // 1000, len(cut), len(data)))
+        self._f.write(cut)
         self.count += 1
+
+    def flush(self) -> None:
+        if self._f is not None:
+            self._f.flush()
 
     def close(self) -> None:
         if self._f is not None:
@@ -252,6 +260,9 @@ class PcapFilePort:
 
     def send(self, data: bytes) -> None:
         self.writer.write(data)
+
+    def flush(self) -> None:
+        self.writer.flush()
 
     def recv(self, timeout: float | None = None) -> bytes | None:
         if self._closed or self._in is None:

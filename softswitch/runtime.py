@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from .clock import Clock, SimClock, WallClock
 from .ports import CpuPort, Port, PortClosed
@@ -35,6 +37,7 @@ __all__ = ["RuntimeStats", "SwitchRuntime"]
 log = logging.getLogger("softswitch.runtime")
 _PENDING_MAX = 1 << 20  # driven-mode outputs kept for the next step() call
 _IDLE_WAIT_S = 0.5  # the scheduler rechecks this often even when nothing wakes it
+_FLUSH_S = 0.2  # buffered port output (pcap files) reaches the disk this often
 
 
 @dataclass(slots=True)
@@ -153,10 +156,10 @@ class SwitchRuntime:
     def _apply_queue_settings(self, sw: Switch) -> None:
         for kind, port, priority, value in self._queue_settings:
             if kind == "rate":
-                pps, bps = value  # type: ignore[misc]
+                pps, bps = cast("tuple[float | None, float | None]", value)
                 sw.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
             else:
-                sw.tm.set_depth(value, port=port, priority=priority)  # type: ignore[arg-type]
+                sw.tm.set_depth(cast(int, value), port=port, priority=priority)
 
     # ------------------------------------------------------------ ports and listeners
     def add_port(self, port_no: int, port: Port) -> None:
@@ -191,16 +194,16 @@ class SwitchRuntime:
                 return
             self.stats.rx += 1
             try:
-                sw.inject(port, data)
-                outs = sw.run_until(sw.clock.now_us())
+                outs = sw.receive(port, data)
             except Exception:
                 self.stats.errors += 1
                 log.exception("port %d: processing a %d-byte frame failed", port, len(data))
                 outs = []
             cpu, digests = self._deliver(sw, outs)
-            if self._running and sw.tm.next_time() is not None:
+            if self._running and sw.tm.configured and sw.tm.next_time() is not None:
                 self._wake.notify()
-        self._notify(cpu, digests)
+        if cpu or digests:
+            self._notify(cpu, digests)
 
     def step(self, until_us: float) -> list[Output]:
         """Driven mode: serve the queues up to `until_us` (a SimClock moves there), deliver
@@ -298,15 +301,20 @@ class SwitchRuntime:
                 inject(port_no, data)
 
     def _schedule(self) -> None:
-        """Serve rate-limited queues: sleep until the traffic manager's next packet is due."""
+        """Serve rate-limited queues: sleep until the traffic manager's next packet is due.
+        Also flushes buffered port output (pcap files) at least every _FLUSH_S."""
+        flushed = time.monotonic()
         while True:
             with self.lock:
                 if self._stopping.is_set():
                     return
+                if time.monotonic() - flushed >= _FLUSH_S:
+                    self._flush_ports()
+                    flushed = time.monotonic()
                 sw = self.switch
                 t = sw.tm.next_time() if sw is not None else None
                 if sw is None or t is None:
-                    self._wake.wait(_IDLE_WAIT_S)
+                    self._wake.wait(_FLUSH_S)
                     continue
                 now = self.clock.now_us()
                 if t > now:
@@ -320,6 +328,15 @@ class SwitchRuntime:
                     outs = []
                 cpu, digests = self._deliver(sw, outs)
             self._notify(cpu, digests)
+
+    def _flush_ports(self) -> None:
+        for port in self.ports.values():
+            flush = getattr(port, "flush", None)
+            if flush is not None:
+                try:
+                    flush()
+                except OSError as e:
+                    log.warning("flushing a port failed: %s", e)
 
     def stop(self) -> None:
         """Stop the threads and close the ports (pcap outputs are complete afterwards)."""

@@ -236,6 +236,17 @@ class Switch:
         self.inject(port, data)
         return [(o.port, o.data) for o in self.run_until(self._ticks())]
 
+    def receive(self, port: int, data: bytes) -> list[Output]:
+        """Receive one packet on `port` now and return the packets sent by now (with their
+        times). The path of a switch process: with no queue configured, the packet runs
+        straight through, as in `process`."""
+        if not self.tm.configured and not self._out:
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            out, self._out = self._out, []
+            return out
+        self.inject(port, data)
+        return self.run_until(self.clock.now_us())
+
     def inject(self, port: int, data: bytes) -> None:
         """Receive a packet on `port` at the current time: parse, ingress, enqueue.
 
@@ -324,9 +335,8 @@ class Switch:
         `standard_metadata.ingress_port` is `port` only for a packet that arrives from a
         port (instance type NORMAL): BMv2 sets it in its receive path alone, so resubmitted,
         recirculated and cloned instances read 0 (unless their field list keeps it)."""
-        p = self.pipe
-        ps = _Pass(p["H"](), p["M"](), p["S"](), b"", data, port=port)
-        self._reset_metadata(ps, itype, len(data), preserved)
+        ps = _Pass(self.pipe["H"](), None, None, b"", data, port=port)
+        self._reset_metadata(ps, itype, len(data), preserved)  # makes meta and std
         if itype == NORMAL:
             ps.std.ingress_port = port
         return ps
