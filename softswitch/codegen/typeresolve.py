@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine.names import field_py
 from ..frontend import ast as A
@@ -120,6 +120,24 @@ class TypeMixin:
         self.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
         self.emit_struct_class(st)
 
+    def _inline_new(self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Any) -> str:
+        """Emit the lines that build a zero `st` object; return the variable holding it."""
+        var = f"_o{next(temps)}"
+        parts: list[tuple[str, str]] = []
+        for n, t in st.fields.items():
+            ft = T.strip_newtype(t)
+            if _inlinable(ft):
+                assert isinstance(ft, T.StructLikeType)
+                parts.append((field_py(n), self._inline_new(out, ft, temps)))
+            else:
+                parts.append((field_py(n), self.zero_code(t)))
+        out.line(f"{var} = _new({st.pyname})")
+        for name, code in parts:
+            out.line(f"{var}.{name} = {code}")
+        if st.is_header:
+            out.line(f"{var}._v = False")
+        return var
+
     def emit_struct_class(self: ProgramGen, st: T.StructLikeType) -> None:
         out = Emitter()
         names = [field_py(n) for n in st.fields]
@@ -144,8 +162,16 @@ class TypeMixin:
             out.line("")
             out.line("def __init__(self):")
             with out.indent():
+                temps = iter(range(1 << 30))
                 for n, t in st.fields.items():
-                    out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
+                    # headers and structs inside are built right here (no __init__ call
+                    # each: a program's header struct is made for every packet)
+                    ft = T.strip_newtype(t)
+                    if _inlinable(ft):
+                        assert isinstance(ft, T.StructLikeType)
+                        out.line(f"self.{field_py(n)} = {self._inline_new(out, ft, temps)}")
+                    else:
+                        out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
                 if st.is_header:
                     out.line("self._v = False")
                     if "_vw" in slots:
@@ -272,3 +298,14 @@ class TypeMixin:
         else:
             self.scope.define(d.name, TypeSym(base))
         self.type_names[d.name] = base
+
+
+def _inlinable(t: T.P4Type) -> bool:
+    """Headers and structs whose zero object the generator can build field by field."""
+    if not isinstance(t, T.StructLikeType) or t.is_union or not t.pyname:
+        return False
+    return all(
+        not isinstance(T.strip_newtype(f), T.VarbitType | T.StackType)
+        and (not isinstance(T.strip_newtype(f), T.StructLikeType) or _inlinable(T.strip_newtype(f)))
+        for f in t.fields.values()
+    )
