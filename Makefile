@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint bench bench-afpacket clean ptf demo
+.PHONY: venv test lint typecheck bench bench-afpacket clean ptf demo
 
 TARGET ?= softswitch
 
@@ -20,7 +20,11 @@ venv: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
+	$(BIN)/mypy
 	$(BIN)/pytest -n 2 tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
 
 lint: $(STAMP)
 	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
@@ -30,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
 	$(BIN)/python -m bench.fabric_bench
 	$(BIN)/python -m bench.p4runtime_bench
+	$(BIN)/python -m bench.process_bench
 	$(BIN)/python -m bench.routing_bench
 	$(BIN)/python -m bench.fabricsim_bench --demo
 

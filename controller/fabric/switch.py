@@ -111,7 +111,7 @@ class ManagedSwitch:
             {
                 self.schema.action_profiles.id(t.implementation_id).name
                 for t in self.schema.tables
-                if t.name in self.managed_tables and getattr(t, "implementation_id", 0)
+                if t.name in self.managed_tables and t.implementation_id
             }
         )
         self.table_order = [self.schema.table(t).name for t in table_order]

@@ -211,7 +211,7 @@ class FabricMetrics(Collector):
                         "rx_bps": r.rx_bps.get(port, 0.0) if r else 0.0,
                         "utilization": tx_bps / info.rate_bps if info.rate_bps else 0.0,
                         "queue": snap.queue_depth.get(port, 0),
-                        "tx_packets": snap.tx.get(port).packets if port in snap.tx else 0,
+                        "tx_packets": snap.tx[port].packets if port in snap.tx else 0,
                         "ecn_marked": snap.ecn_marked[port].packets
                         if port in snap.ecn_marked
                         else 0,

@@ -18,7 +18,7 @@ from .. import program_info as pinfo
 from ..engine.names import field_py
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import Pos
+from ..frontend.errors import P4TypeError, Pos
 from .exprs import V, as_bits
 from .symbols import InstanceSym
 
@@ -41,6 +41,12 @@ def annots_ir(annots: A.Annots) -> pinfo.Annotations:
     return tuple((a.name, a.body) for a in annots)
 
 
+def _given(e: A.Expr | None) -> A.Expr:
+    if e is None:
+        raise P4TypeError("an argument is missing", "<program>", 0, 0)
+    return e
+
+
 class ArchContext:
     """The generator services an architecture may use while it generates code."""
 
@@ -59,8 +65,9 @@ class ArchContext:
         t = getattr(sym, "type", None)
         return t if isinstance(t, T.P4Type) else None
 
-    def expr(self, e: A.Expr, expected: T.P4Type | None = None) -> V:
-        return self._gen.expr(e, expected)
+    def expr(self, e: A.Expr | None, expected: T.P4Type | None = None) -> V:
+        """Generate an expression (None, an argument left out, is refused)."""
+        return self._gen.expr(_given(e), expected)
 
     def convert(self, v: V, target: T.P4Type, pos: Pos | None) -> V:
         return self._gen.convert(v, target, pos)
@@ -83,9 +90,9 @@ class ArchContext:
         self._gen.check_extern_args(params, bound, bindings)
 
     # ------------------------------------------------------------ emitting code
-    def assign(self, target: A.Expr, v: V) -> None:
+    def assign(self, target: A.Expr | None, v: V) -> None:
         """Emit `target = v` with P4's assignment rules."""
-        self._gen.assign(target, v)
+        self._gen.assign(_given(target), v)
 
     def line(self, code: str) -> None:
         """Emit one line of Python at the current indentation."""

@@ -180,7 +180,7 @@ def _shl(v: int, n: int, width: int, signed: int) -> int:
     return _to_signed(r, width) if signed else r
 
 
-def _mk(cls: type, values: tuple[Any, ...], valid: bool = False) -> Any:
+def _mk(cls: Any, values: tuple[Any, ...], valid: bool = False) -> Any:
     obj = cls()
     for name, v in zip(cls._fields, values, strict=True):
         setattr(obj, field_py(name), v)

@@ -40,9 +40,11 @@ EXTERN_KINDS = {
 
 
 class V1Model:
-    name = "v1model"
-    roles = ("parser", "verify", "ingress", "egress", "compute", "deparser")
-    preamble = ("from softswitch.v1model.support import *  # noqa: F403",)
+    """The v1model architecture (`softswitch.codegen.arch_api.Architecture`)."""
+
+    name: str = "v1model"
+    roles: tuple[str, ...] = ("parser", "verify", "ingress", "egress", "compute", "deparser")
+    preamble: tuple[str, ...] = ("from softswitch.v1model.support import *  # noqa: F403",)
 
     # ------------------------------------------------------------ instances
     def instantiate(
@@ -234,11 +236,11 @@ class V1Model:
             return V(f"ctx.truncate({self._uint(cx, bound[0])})", T.VOID)
         if name == "digest":
             recv = self._uint(cx, bound[0])
-            want = cx.resolve_type(c.type_args[0]) if c.type_args else None
-            data = cx.expr(bound[1], want)
-            if want is not None:
-                data = cx.convert(data, want, pos)
-            dtype = T.strip_newtype(data.type)
+            digest_type = cx.resolve_type(c.type_args[0]) if c.type_args else None
+            value = cx.expr(bound[1], digest_type)
+            if digest_type is not None:
+                value = cx.convert(value, digest_type, pos)
+            dtype = T.strip_newtype(value.type)
             dname = getattr(dtype, "name", "digest")
             if isinstance(dtype, T.StructLikeType) and not cx.has_digest(dname):
                 cx.add_digest(
@@ -248,10 +250,12 @@ class V1Model:
                             pinfo.HeaderFieldSpec(n, T.width_of(ft), (), ft)
                             for n, ft in dtype.fields.items()
                         ),
-                        data.type,
+                        value.type,
                     )
                 )
-            return V(f"ctx.digest({recv}, {dname!r}, {cx.copy_code(data.code, data.type)})", T.VOID)
+            return V(
+                f"ctx.digest({recv}, {dname!r}, {cx.copy_code(value.code, value.type)})", T.VOID
+            )
         if name in ("assert", "assume"):
             cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
             return V(f"ctx.check({cond}, {name!r}, {str(pos)!r})", T.VOID)
@@ -281,6 +285,7 @@ class V1Model:
         """BMv2's checksum blocks hold only checksum calls (p4c-bm2-ss refuses the rest)."""
         if role not in ("verify", "compute"):
             return
+        t: T.P4Type | None
         if isinstance(arg, A.Construct):
             t = cx.resolve_type(arg.ref)
         else:
