@@ -7,6 +7,7 @@ the key (dotted path) and what is wrong:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -324,9 +325,7 @@ def check_policy(policy: Policy, encoder: FabricEncoder, source: str = "<policy>
 
     attempt("load_balancing", lambda: encoder.group(1, policy.mode, 1))
     for gid, mode in policy.groups.items():
-        attempt(
-            f"load_balancing.groups.{gid}", lambda gid=gid, mode=mode: encoder.group(gid, mode, 1)
-        )
+        attempt(f"load_balancing.groups.{gid}", partial(encoder.group, gid, mode, 1))
     if policy.ecn is not None:
         ecn = policy.ecn
         attempt("ecn", lambda: encoder.ecn(1, ecn))
@@ -338,13 +337,12 @@ def check_policy(policy: Policy, encoder: FabricEncoder, source: str = "<policy>
         attempt("cnp", lambda: encoder.cnp(1, cnp))
     attempt("mtu", lambda: encoder.int_port(1, 0, policy.mtu))
     for port, mtu in policy.port_mtu.items():
-        attempt(f"mtu.ports.{port}", lambda port=port, mtu=mtu: encoder.int_port(port, 0, mtu))
+        attempt(f"mtu.ports.{port}", partial(encoder.int_port, port, 0, mtu))
     im = policy.int_md
     if im is not None:
         for i, w in enumerate(im.watchlist):
             attempt(
-                f"int.watchlist[{i}]",
-                lambda w=w: encoder.int_watch(w, im.max_hops, im.instructions),
+                f"int.watchlist[{i}]", partial(encoder.int_watch, w, im.max_hops, im.instructions)
             )
         attempt("int", lambda: encoder.int_watch(IntWatch(), im.max_hops, im.instructions))
         if im.collector is not None:
