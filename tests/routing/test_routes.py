@@ -276,3 +276,55 @@ def test_json_matches_tables() -> None:
             for p, nh in routes.table(s).items()
         }
         assert doc["switches"][s]["routes"] == want
+
+
+def _random_fabric(seed: int) -> Topology:
+    """An irregular fabric: a random connected core, leaves hung on random cores (some of
+    them twins: the same cores), a leaf-to-leaf link, mixed rates."""
+    import random
+
+    from controller.topology import HostNode, SwitchNode
+
+    rnd = random.Random(seed)
+    g = nx.connected_watts_strogatz_graph(8, 3, 0.5, seed=seed)
+    cores = [f"c{i}" for i in g.nodes]
+    edges = [(f"c{a}", f"c{b}") for a, b in g.edges]
+    leaves = []
+    for i in range(6):
+        ups = (
+            rnd.sample(cores, rnd.randint(1, 3))
+            if i % 3
+            else leaves[-1][1]
+            if leaves
+            else cores[:2]
+        )
+        leaves.append((f"l{i}", list(ups)))
+    edges += [(leaf, up) for leaf, ups in leaves for up in ups]
+    edges.append(("l0", "l5"))
+    switches = [SwitchNode(c, "core", i + 1) for i, c in enumerate(cores)]
+    switches += [
+        SwitchNode(name, "leaf", 100 + i, subnets=(f"10.0.{i}.0/24",))
+        for i, (name, _) in enumerate(leaves)
+    ]
+    ports: dict[str, int] = {}
+
+    def port(n: str) -> int:
+        ports[n] = ports.get(n, 0) + 1
+        return ports[n]
+
+    hosts = [HostNode(f"h{i}", f"10.0.{i}.1", f"06:00:00:00:00:{i + 1:02x}", name, port(name))
+             for i, (name, _) in enumerate(leaves)]  # fmt: skip
+    rates = [10**9 * r for r in (10, 25, 40, 100)]
+    links = [Link(a, port(a), b, port(b), rnd.choice(rates) if rnd.random() < 0.5 else rates[-1])
+             for a, b in edges]  # fmt: skip
+    return Topology(f"random-{seed}", tuple(switches), tuple(hosts), tuple(links))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_irregular_fabrics(seed: int) -> None:
+    topo = _random_fabric(seed)
+    check_routes(topo, compute_routes(topo))
+    first = topo.links[seed % len(topo.links)]
+    failed = [(first.a, first.b)]
+    check_routes(topo, compute_routes(topo, failed_links=failed), failed)
+    check_routes(topo, compute_routes(topo, failed_switches=["c1"]), (), ["c1"])
