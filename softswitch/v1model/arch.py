@@ -371,10 +371,14 @@ class V1Model:
 def _hash_code(algo: str, base: str, data: str, max_: str, width: int) -> str:
     """Code for BMv2's `hash()` result: base + (algo(data) mod max), in uint64_t
     arithmetic, cut to the destination's width; max == 0 counts as 1 (the result is base)."""
-    if algo not in BMV2_ALGORITHMS or not (_is_int(base) and _is_int(max_)):
+    if algo not in BMV2_ALGORITHMS or not _is_int(base):
         return f"_hash({algo!r}, {base}, {data}, {max_}, {width})"
-    b, m = int(base, 0) & U64_MASK, int(max_, 0) & U64_MASK
     mask = (1 << width) - 1 if width < 64 else U64_MASK
+    if not _is_int(max_):  # max known at run time only
+        b = int(base, 0) & U64_MASK
+        h = f"((_HASHES[{algo!r}]({data}) & {U64_MASK:#x}) % (({max_}) & {U64_MASK:#x} or 1))"
+        return f"(({h} + {b:#x}) & {mask:#x})" if b else f"({h} & {mask:#x})"
+    b, m = int(base, 0) & U64_MASK, int(max_, 0) & U64_MASK
     if m <= 1:
         return f"{b & mask:#x}"
     h = f"(_HASHES[{algo!r}]({data}) & {U64_MASK:#x})"

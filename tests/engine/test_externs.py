@@ -106,6 +106,17 @@ def test_hash_crc16_crc32_with_base_and_max() -> None:
     assert int.from_bytes(out[1:5], "big") == 10 + zlib.crc32(bytes([7])) % 100
 
 
+def test_hash_with_a_run_time_max() -> None:
+    """max read from the packet: base + crc32 mod max, and base alone when max is 0."""
+    src = program(
+        decls=HDR,
+        ingress="apply { hash(hdr.h.c, HashAlgorithm.crc32, 16w7, { hdr.h.k }, hdr.h.v); }",
+    )
+    out = one(src, pkt(9, 1000))
+    assert int.from_bytes(out[5:7], "big") == 7 + zlib.crc32(bytes([9])) % 1000
+    assert int.from_bytes(one(src, pkt(9, 0))[5:7], "big") == 7
+
+
 def test_hash_max_zero_yields_base() -> None:
     src = program(
         decls=HDR,
