@@ -43,7 +43,10 @@ T = TypeVar("T")
 
 def host_mac_for(ip: str) -> str:
     """The MAC a host gets unless one is given: `06:00:` + its IPv4 address."""
-    return mac_from_int(0x060000000000 | int(ipaddress.IPv4Address(ip)))
+    value = parse_ipv4(ip)
+    if value is None:
+        value = int(ipaddress.IPv4Address(ip))  # raises ValueError with the reason
+    return mac_from_int(0x060000000000 | value)
 
 
 def load_topology(path: str | Path) -> Topology:

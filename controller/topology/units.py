@@ -135,7 +135,7 @@ def parse_mac(value: object) -> int:
 def mac_from_int(value: int) -> str:
     """`0x020000000001` -> `02:00:00:00:00:01`."""
     h = f"{value:012x}"
-    return ":".join(h[i : i + 2] for i in range(0, 12, 2))
+    return f"{h[0:2]}:{h[2:4]}:{h[4:6]}:{h[6:8]}:{h[8:10]}:{h[10:12]}"
 
 
 def format_mac(value: object) -> str:
