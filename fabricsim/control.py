@@ -34,9 +34,17 @@ __all__ = ["FabricControl"]
 class FabricControl:
     """One entity store per simulated switch, programmed from the topology and policy."""
 
-    def __init__(self, topo: Any, switches: dict[str, Any], program: Any, policy: Policy) -> None:
+    def __init__(
+        self,
+        topo: Any,
+        switches: dict[str, Any],
+        program: Any,
+        policy: Policy,
+        collector_port: int | None = None,
+    ) -> None:
         self.topo = topo
         self.policy = policy
+        self.collector_port = collector_port  # each leaf's port toward the INT collector
         p4info = p4info_for(program)
         self.schema = P4Schema(p4info)
         self.encoder = FabricEncoder(self.schema)
@@ -54,11 +62,22 @@ class FabricControl:
         for name in routes.switches:
             if name in routes.failed:
                 continue
-            intent = switch_intent(self.topo, routes.switch_routes(name))
+            intent = switch_intent(self.topo, routes.switch_routes(name), **self._int_args(name))
             self.intents[name] = intent
             dead = self.dead_ports.get(name, ())
             out[name] = self.encoder.switch_entities(intent, self.policy, dead)
         return out
+
+    def _int_args(self, name: str) -> dict[str, Any]:
+        col = self.policy.int_md.collector if self.policy.int_md is not None else None
+        if col is None or self.collector_port is None or not self.topo.hosts_of(name):
+            return {}
+        dev = self.topo.switch(name).device_id
+        return {
+            "report_ip": f"10.254.{dev >> 8 & 255}.{dev & 255}",
+            "collector_port": self.collector_port,
+            "collector_next_hop_mac": col.mac,
+        }
 
     def install(self) -> None:
         """Write every switch's entities (INSERT), as a controller's first sync does."""

@@ -28,6 +28,9 @@ __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
 MODES = ("ecmp", "flowlet", "spray", "adaptive")
 MTU = 1500
+COLLECTOR_PORT = 250  # every leaf's (unwired) port toward the INT collector
+COLLECTOR_IP = "10.255.255.1"
+COLLECTOR_MAC = "02:00:00:ff:ff:01"
 PAYLOAD = MTU - DATA_HEADER_LEN - 4
 DATA_DSCP = 26
 
@@ -54,6 +57,7 @@ class SimConfig:
     storm: tuple[str, int] | None = None  # (host, from_ns): a stuck receiver
     time_limit_ns: int = 20_000_000
     drain: bool = False  # after the last flow, run until nothing is in flight
+    int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
     sample_ns: int = 1_000
 
     def label(self) -> str:
@@ -68,10 +72,31 @@ def fabric_program() -> CompiledProgram:
     return compile_file(FABRIC_P4)
 
 
-def policy_for(cfg: SimConfig) -> Any:
-    from controller.lb import Cnp, EcnStep, GroupMode, Policy, Trim
+def policy_for(cfg: SimConfig, topo: Any) -> Any:
+    from controller.lb import (
+        Cnp,
+        EcnStep,
+        GroupMode,
+        IntCollector,
+        IntPolicy,
+        IntWatch,
+        Policy,
+        Trim,
+        instruction_bitmap,
+    )
 
+    int_md = None
+    if cfg.int_telemetry:
+        first = {}
+        for h in topo.hosts:
+            first.setdefault(h.switch, h)
+        int_md = IntPolicy(
+            watchlist=tuple(IntWatch(ip_src=f"{h.ip}/32", ip_proto=17) for h in first.values()),
+            instructions=instruction_bitmap(("switch_id", "ports", "hop_latency", "queue")),
+            collector=IntCollector(COLLECTOR_IP, COLLECTOR_MAC),
+        )
     return Policy(
+        int_md=int_md,
         mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
         cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
@@ -120,7 +145,9 @@ def simulate(
     t_wall = time.perf_counter()
     program = program or fabric_program()
     net = Network(topo, program, cfg.net, cfg.seed)
-    control = FabricControl(topo, net.switches, program, policy_for(cfg))
+    control = FabricControl(topo, net.switches, program, policy_for(cfg, topo), COLLECTOR_PORT)
+    for node in net.switches.values():
+        node.collector_port = COLLECTOR_PORT
     control.install()
     if on_network is not None:
         on_network(net)

@@ -74,6 +74,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()
     }
     uplinks = _uplinks(run)
+    hop_lat, int_reports, bad_reports = _int_hops(net)
     done = len(run.finish)
     out: dict[str, Any] = {
         "config": {
@@ -130,6 +131,11 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         },
         "pfc_frames": sum(s.pfc_frames for s in net.switches.values()),
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
+        "int_reports": int_reports,
+        "int_reports_undecodable": bad_reports,
+        "int_hop_latency_ns_p50": percentile(hop_lat, 50),
+        "int_hop_latency_ns_p99": percentile(hop_lat, 99),
+        "int_hop_latency_ns_max": max(hop_lat, default=0),
         "uplink_balance": uplinks["balance"],
         "packet_hops": sum(s.pipeline_runs for s in net.switches.values()),
         "reroutes": [
@@ -145,6 +151,24 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         },
     }
     return out
+
+
+def _int_hops(net: Any) -> tuple[list[int], int, int]:
+    """Per-hop latencies (ns, as fabric.p4 stamps them) from every INT report collected."""
+    from controller.telemetry.int_report import ReportError, decode_report_frame
+
+    lat: list[int] = []
+    n = bad = 0
+    for s in net.switches.values():
+        for frame in s.int_reports:
+            n += 1
+            try:
+                rep = decode_report_frame(frame)
+            except ReportError:
+                bad += 1
+                continue
+            lat.extend(h.hop_latency_ns for h in rep.hops if h.hop_latency_ns is not None)
+    return lat, n, bad
 
 
 def _unloaded_ns(topo: Any) -> Any:

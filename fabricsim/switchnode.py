@@ -52,7 +52,9 @@ class SwitchNode:
         "upstream_paused",
         "wake_at",
         "wires",
+        "collector_port",
         "cpu_packets",
+        "int_reports",
         "pipeline_runs",
     )
 
@@ -72,6 +74,8 @@ class SwitchNode:
         self.storm_drops = 0
         self.cpu_packets = 0
         self.pipeline_runs = 0  # packets that went through the P4 program here
+        self.collector_port: int | None = None  # INT reports leave here (not wired)
+        self.int_reports: list[bytes] = []
         sw.count_ingress = pfc.enabled
 
     # ------------------------------------------------------------ packets
@@ -113,7 +117,10 @@ class SwitchNode:
         for o in outs:
             w = wires.get(o.port)
             if w is None:
-                self.cpu_packets += 1
+                if o.port == self.collector_port:
+                    self.int_reports.append(o.data)
+                else:
+                    self.cpu_packets += 1
             elif o.port in self.tripped:
                 self.storm_drops += 1
             else:
