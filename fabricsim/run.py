@@ -142,7 +142,7 @@ def simulate(
 ) -> dict[str, Any]:
     from .control import FabricControl
 
-    t_wall = time.perf_counter()
+    t_wall, t_cpu = time.perf_counter(), time.process_time()
     program = program or fabric_program()
     net = Network(topo, program, cfg.net, cfg.seed)
     control = FabricControl(topo, net.switches, program, policy_for(cfg, topo), COLLECTOR_PORT)
@@ -190,6 +190,7 @@ def simulate(
     net.close()
     result = run.summary(end, control)
     result["wall_s"] = round(time.perf_counter() - t_wall, 3)
+    result["cpu_s"] = round(time.process_time() - t_cpu, 3)
     result["events"] = loop.events
     return result
 
