@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import queue
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +73,7 @@ __all__ = ["P4RuntimeSession", "PipelineConfig"]
 log = logging.getLogger("controller.p4rt")
 
 _MAX_MESSAGE = 256 * 1024 * 1024
+_DUPLICATE_ID_GRACE_S = 2.0  # see connect()
 _ATOMICITY = {
     "CONTINUE_ON_ERROR": p4r.WriteRequest.CONTINUE_ON_ERROR,
     "ROLLBACK_ON_ERROR": p4r.WriteRequest.ROLLBACK_ON_ERROR,
@@ -137,10 +139,26 @@ class P4RuntimeSession:
             ) from None
         self._channel = channel
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
-        self._stream = StreamChannel(self.address, self._decode_packet_in, self._decode_digest)
-        self._stream.open(self._stub)
-        self._stream.arbitrate(self.device_id, self.election_id)
-        if wait_primary and not self._stream.wait_primary(timeout):
+        # A session that ended a moment ago may still hold this election id on the switch
+        # (it drops a cancelled stream asynchronously): a refusal as a duplicate
+        # (INVALID_ARGUMENT) is retried for a short while before it counts.
+        retry_until = time.monotonic() + min(timeout, _DUPLICATE_ID_GRACE_S)
+        while True:
+            self._stream = StreamChannel(self.address, self._decode_packet_in, self._decode_digest)
+            self._stream.open(self._stub)
+            self._stream.arbitrate(self.device_id, self.election_id)
+            if not wait_primary or self._stream.wait_primary(timeout):
+                break
+            status = self._stream.status
+            if (
+                status is None
+                or status.code != grpc.StatusCode.INVALID_ARGUMENT
+                or time.monotonic() >= retry_until
+            ):
+                break
+            self._stream.close()
+            time.sleep(0.05)
+        if wait_primary and not self._stream.is_primary:
             status = self._stream.status
             self.close()
             why = str(status) if status else "another controller has a higher election id"
