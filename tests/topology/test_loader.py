@@ -222,3 +222,14 @@ def test_fast_reader_reads_dumper_output() -> None:
     text = dump_topology(fat_tree(4, planes=2))
     got = fast_load(text)
     assert got is not None and got == yaml.safe_load(text)
+
+
+def test_the_documented_example_loads() -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "topology.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", doc, re.S)
+    assert block is not None
+    t = parse_topology(block.group(1), "docs/topology.md")
+    assert t.host("h2").rate_bps == 25 * 10**9
+    assert t.link_between("leaf2", "spine1").loss == pytest.approx(0.001)  # type: ignore[union-attr]
