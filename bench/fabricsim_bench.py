@@ -1,6 +1,8 @@
 """fabricsim speed: simulated packet-hops (a packet through fabric.p4 at one switch) per
 second of wall time and of CPU time, on the 4x4 leaf-spine with a permutation under
-every load-balancing mode, one process; then the wall time of `make demo` if asked.
+every load-balancing mode, one process; the engine alone for scale; then the wall time of
+`make demo` if asked. CPU time is printed beside wall time because a shared machine's load
+changes the wall figures several-fold.
 
 Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--demo]`.
 """
@@ -26,17 +28,37 @@ def main() -> None:
     args = ap.parse_args()
     topo = load_topology(ROOT / "topologies" / "leaf-spine-4x4.yaml")
     fabric_program()  # compile outside the timing
-    print(f"{'mode':<10} {'hops':>8} {'wall s':>8} {'hops/s':>9} {'cpu s':>7} {'hops/cpu-s':>11}")
+    print("whole runs (set-up, programming, simulation, summary) and the event loop alone:")
+    print(
+        f"{'mode':<10} {'hops':>8} {'wall s':>8} {'hops/s':>9} {'cpu s':>7} {'hops/cpu-s':>11}"
+        f" {'loop hops/s':>12} {'loop hops/cpu-s':>16}"
+    )
     for mode in MODES:
         cfg = SimConfig(workload="permutation", mode=mode, flow_bytes=args.flow_bytes)
         w0, c0 = time.perf_counter(), time.process_time()
         r = simulate(topo, cfg)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         hops = r["packet_hops"]
+        lw, lc = r["loop_wall_s"], r["loop_cpu_s"]
         print(
-            f"{mode:<10} {hops:>8} {wall:>8.2f} {hops / wall:>9,.0f} {cpu:>7.2f} {hops / cpu:>11,.0f}",
+            f"{mode:<10} {hops:>8} {wall:>8.2f} {hops / wall:>9,.0f} {cpu:>7.2f} {hops / cpu:>11,.0f}"
+            f" {hops / lw:>12,.0f} {hops / lc:>16,.0f}",
             flush=True,
         )
+    # the engine alone on the same machine, for scale: one switch, 1500-byte frames
+    from bench.engine_bench import ipv4_frame
+    from bench.fabric_bench import setup
+
+    sw = setup(fabric_program(), "spray_random")
+    frames = [ipv4_frame(1500, 0x0B000001 + f, 0x0A000001, 1000 + f) for f in range(64)]
+    n = 5000
+    w0, c0 = time.perf_counter(), time.process_time()
+    for i in range(n):
+        sw.process(1, frames[i % 64])
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    print(
+        f"engine alone (one switch, no simulation): {n / wall:,.0f} packets/s, {n / cpu:,.0f} per CPU-s"
+    )
     if args.demo:
         out = Path("/tmp") / f"fabricsim-bench-demo-{time.time_ns()}"
         w0 = time.perf_counter()
