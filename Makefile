@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.process_bench
 	$(BIN)/python -m bench.routing_bench
 	$(BIN)/python -m bench.fabricsim_bench --demo
+	$(BIN)/python -m bench.program_bench
 
 demo: $(STAMP)
 	$(BIN)/python -m fabricsim.demo --out demo-out

@@ -36,6 +36,7 @@ __all__ = [
     "ControlError",
     "ControlServer",
     "ControlTarget",
+    "HostState",
     "RunState",
     "SwitchState",
 ]
@@ -58,6 +59,19 @@ class SwitchState:
 
 
 @dataclass(frozen=True, slots=True)
+class HostState:
+    """A host's end of its access cable: bind `address` to be the host, send frames to
+    `switch_address` (its switch's port); `gateway_mac` is that switch's router MAC."""
+
+    name: str
+    ip: str
+    mac: str
+    gateway_mac: str
+    address: tuple[str, int]
+    switch_address: tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class RunState:
     """What `up` tells the other commands."""
 
@@ -69,6 +83,7 @@ class RunState:
     device_config: str
     election_id: int
     switches: tuple[SwitchState, ...] = field(default_factory=tuple)
+    hosts: tuple[HostState, ...] = field(default_factory=tuple)
 
     def save(self, path: Path = STATE_FILE) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,9 +104,26 @@ class RunState:
             raise ControlError(f"{path}: cannot read the fabric state: {e}") from None
         try:
             switches = tuple(SwitchState(**s) for s in data.pop("switches"))
-            return cls(**data, switches=switches)
+            hosts = tuple(
+                HostState(
+                    **{
+                        **h,
+                        "address": tuple(h["address"]),
+                        "switch_address": tuple(h["switch_address"]),
+                    }
+                )
+                for h in data.pop("hosts", ())
+            )
+            return cls(**data, switches=switches, hosts=hosts)
         except (TypeError, KeyError) as e:
             raise ControlError(f"{path}: not a fabric state file ({e})") from None
+
+    def host(self, name: str) -> HostState:
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        names = ", ".join(h.name for h in self.hosts)
+        raise ControlError(f"no host {name!r} in the running fabric (hosts: {names})")
 
     def switch(self, name: str) -> SwitchState:
         for s in self.switches:
@@ -109,7 +141,7 @@ class ControlTarget(Protocol):
 
     def telemetry(self) -> dict[str, Any]: ...
 
-    def metrics(self) -> bytes: ...
+    def exposition(self) -> bytes: ...
 
     def set_lb(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
 
@@ -149,7 +181,7 @@ def _handler(target: ControlTarget) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802
             if self.path == "/metrics":
                 try:
-                    self._send(200, target.metrics(), "text/plain; version=0.0.4")
+                    self._send(200, target.exposition(), "text/plain; version=0.0.4")
                 except Exception as e:  # noqa: BLE001
                     self._json(500, {"error": str(e)})
                 return

@@ -27,7 +27,7 @@ class FakeFabric:
     def telemetry(self) -> dict[str, Any]:
         return {"links": []}
 
-    def metrics(self) -> bytes:
+    def exposition(self) -> bytes:
         return b"sprayfabric_up 1\n"
 
     def set_lb(self, request: Any) -> dict[str, Any]:

@@ -1,0 +1,364 @@
+"""A running fabric: switch processes, their sessions, routes, telemetry and the control
+endpoint, as `sprayfabric up` keeps them.
+
+    run = FabricRun(topology, workdir=Path(".sprayfabric"))
+    run.start()              # compile, start every switch concurrently, program, watch
+    run.set_lb({"mode": "spray"})
+    run.set_link("leaf1", "spine1", up=False)
+    run.stop()               # stops exactly the processes it started, by PID
+
+Programming: routes from `controller.routing.compute_routes` over the topology minus the
+links that are down; entities from the `controller.lb` encoder (routes, groups with their
+mode and live-member bitmaps, knobs from the policy); written by `FabricSessions`
+(reconcile: only the difference). A link going down or up recomputes the routes and writes
+the difference on every switch; `set_lb` changes the policy's mode and writes the
+`next_hop_group` MODIFYs that follow.
+
+Telemetry: every switch's collector port sends INT reports to an `IntCollector`; a poller
+reads counters every `poll_interval` seconds into `FabricMetrics`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..entities import Entity
+from ..p4info import load_p4info
+from ..targets import CompiledProgram, SwitchProcess, SwitchSpec, compile_program
+from ..telemetry import FabricMetrics, IntCollector, PortInfo, drop_reasons, poll_counters
+from .control import ControlServer, HostState, RunState, SwitchState
+from .hosts import ExpectedHost, HostTracker
+from .sessions import FabricSessions
+from .switch import Pipeline, SwitchTarget
+from .wiring import CPU_PORT, Wiring, plan_wiring
+
+__all__ = ["FabricRun", "repo_p4src"]
+
+log = logging.getLogger("controller.fabric.run")
+
+ELECTION_ID = 10
+
+
+def repo_p4src() -> Path:
+    """`p4src/` of this checkout (the package is installed editable from it)."""
+    return Path(__file__).resolve().parents[2] / "p4src"
+
+
+DesiredState = Callable[["FabricRun"], Mapping[str, list[Entity]]]
+
+
+class FabricRun:
+    """See the module docstring. `desired_state(run)` gives every switch's entities for the
+    current routes (`run.failed_links()`) and policy (`run.policy`)."""
+
+    def __init__(
+        self,
+        topology: Any,
+        *,
+        workdir: Path,
+        desired_state: DesiredState,
+        target: str = "softswitch",
+        fixed_addresses: bool = True,
+        poll_interval: float = 1.0,
+        watch_interval: float = 0.5,
+        topology_path: str = "",
+        policy: Any = None,
+    ) -> None:
+        self.topology = topology
+        self.topology_path = topology_path
+        self.workdir = workdir
+        self.desired_state = desired_state
+        self.target = target
+        self.fixed_addresses = fixed_addresses
+        self.poll_interval = poll_interval
+        self.watch_interval = watch_interval
+        self.policy = policy
+        self.links_down: set[frozenset[str]] = set()
+        self.program: CompiledProgram | None = None
+        self.wiring: Wiring | None = None
+        self.handles: dict[str, SwitchProcess] = {}
+        self.sessions: FabricSessions | None = None
+        self.collector: IntCollector | None = None
+        self.metrics: FabricMetrics | None = None
+        self.hosts = HostTracker(
+            ExpectedHost(h.name, h.ip, h.mac, h.switch, h.port) for h in topology.hosts
+        )
+        self.control: ControlServer | None = None
+        self.lock = threading.RLock()
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+        self.started_s: float | None = None
+        self.timings: dict[str, float] = {}  # seconds per start-up step
+        self.first_sync: dict[str, Any] = {}
+
+    # ------------------------------------------------------------ start
+    def start(self, control: bool = True) -> None:
+        """Compile, wire, start every switch, program them all, watch, collect, serve."""
+        t0 = time.perf_counter()
+        mark = t0
+
+        def lap(what: str) -> None:
+            nonlocal mark
+            now = time.perf_counter()
+            self.timings[what] = now - mark
+            mark = now
+
+        try:
+            self.program = compile_program(
+                repo_p4src() / "fabric.p4", self.workdir / "build", self.target
+            )
+            pipeline = Pipeline(
+                load_p4info(self.program.p4info), self.program.device_config.read_bytes()
+            )
+            self.collector = IntCollector(framed=True).start()
+            topo = self.topology
+            self.wiring = plan_wiring(
+                (
+                    (s.name, s.device_id, s.grpc_addr if self.fixed_addresses else None)
+                    for s in topo.switches
+                ),
+                ((lk.a, lk.a_port, lk.b, lk.b_port) for lk in topo.links),
+                ((h.name, h.switch, h.port) for h in topo.hosts),
+                self.collector.address,
+            )
+            lap("compile")
+            self._start_processes()
+            lap("processes")
+            self.sessions = FabricSessions(
+                [
+                    SwitchTarget(w.name, w.grpc_addr, w.device_id)
+                    for w in self.wiring.switches.values()
+                ],
+                pipeline,
+                election_id=ELECTION_ID,
+                table_order=("next_hop_member", "next_hop_group"),
+            )
+            self.sessions.connect_all()
+            lap("connect")
+            self.sessions.set_desired(self.desired_state(self))
+            lap("routes")
+            self.first_sync = self.sessions.sync_all()
+            lap("program")
+            self.sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
+            self._start_telemetry()
+            if control:
+                self.control = ControlServer(self).start()
+                self._save_state()
+            self.started_s = time.perf_counter() - t0
+        except BaseException:
+            self.stop()
+            raise
+
+    def spec(self, name: str) -> SwitchSpec:
+        """How switch `name` is started: no program on the command line (the pipeline
+        comes over P4Runtime, so a process is ready at once and compiles while the others
+        start), its UDP cables, its P4Runtime address, CPU port 255."""
+        assert self.wiring is not None
+        w = self.wiring.switches[name]
+        return SwitchSpec(
+            target=self.target,  # type: ignore[arg-type]
+            ports=w.ports,
+            grpc_addr=w.grpc_addr,
+            device_id=w.device_id,
+            cpu_port=CPU_PORT,
+            log_file=self.workdir / "logs" / f"{name}.log",
+        )
+
+    def _start_processes(self) -> None:
+        assert self.wiring is not None
+        for name in self.wiring.switches:  # all start at once, then wait for each
+            self.handles[name] = SwitchProcess(self.spec(name)).start()
+        for h in self.handles.values():
+            h.wait_ready(60.0)
+
+    def restart_switch(self, name: str) -> int:
+        """Stop switch `name` by PID and start it again, empty, on the same address and
+        cables (the watcher restores it); the new PID."""
+        with self.lock:
+            self.handles[name].stop()
+            h = self.handles[name] = SwitchProcess(self.spec(name)).start()
+        h.wait_ready(60.0)
+        return h.pid
+
+    def _start_telemetry(self) -> None:
+        assert self.wiring is not None and self.collector is not None
+        topo = self.topology
+        ports: dict[str, dict[int, PortInfo]] = {s.name: {} for s in topo.switches}
+        for lk in topo.all_links():
+            for node, port, peer in ((lk.a, lk.a_port, lk.b), (lk.b, lk.b_port, lk.a)):
+                if node in ports:
+                    ports[node][port] = PortInfo(peer, lk.rate_bps)
+        define = repo_p4src() / "include" / "define.p4"
+        names = drop_reasons(define) if define.exists() else {}
+        self.metrics = FabricMetrics(
+            ports, switch_ids={s.device_id: s.name for s in topo.switches}, drop_names=names
+        )
+        self.collector.add_listener(self.metrics.on_report)
+        self._poller = threading.Thread(target=self._poll, name="fabric-poll", daemon=True)
+        self._poller.start()
+
+    def _poll(self) -> None:
+        assert self.sessions is not None and self.metrics is not None
+        ports = {name: sorted(p) for name, p in self.metrics.ports.items()}
+        while not self._stop.is_set():
+
+            def one(sw: Any) -> None:
+                s = sw.session
+                if s is not None and sw.connected:
+                    self.metrics.update(poll_counters(s, sw.name, ports.get(sw.name, ())))  # type: ignore[union-attr]
+
+            self.sessions.run_each("poll", one, raise_errors=False)
+            self._stop.wait(self.poll_interval)
+
+    def _save_state(self) -> None:
+        assert self.wiring is not None and self.program is not None and self.control is not None
+        RunState(
+            topology=self.topology_path,
+            target=self.target,
+            endpoint=self.control.url,
+            pid=os.getpid(),
+            p4info=str(self.program.p4info.resolve()),
+            device_config=str(self.program.device_config.resolve()),
+            election_id=ELECTION_ID,
+            switches=tuple(
+                SwitchState(
+                    n, w.grpc_addr, w.device_id, self.handles[n].pid if n in self.handles else None
+                )
+                for n, w in self.wiring.switches.items()
+            ),
+            hosts=tuple(
+                HostState(
+                    h.name,
+                    h.ip,
+                    h.mac,
+                    self.topology.switch(h.switch).router_mac,
+                    self.wiring.hosts[h.name].address,
+                    self.wiring.hosts[h.name].switch_address,
+                )
+                for h in self.topology.hosts
+            ),
+        ).save(self.workdir / "run.json")
+
+    # ------------------------------------------------------------ changes
+    def reprogram(self) -> dict[str, Any]:
+        """Recompute the desired state and write the difference everywhere."""
+        assert self.sessions is not None
+        with self.lock:
+            self.sessions.set_desired(self.desired_state(self))
+            res = self.sessions.sync_all()
+        return {
+            "inserted": sum(r.inserted for r in res.values()),
+            "modified": sum(r.modified for r in res.values()),
+            "deleted": sum(r.deleted for r in res.values()),
+            "writes": sum(r.writes for r in res.values()),
+        }
+
+    def set_link(self, a: str, b: str, up: bool) -> dict[str, Any]:
+        if self.topology.link_between(a, b) is None or not (
+            self.topology.is_switch(a) and self.topology.is_switch(b)
+        ):
+            raise ValueError(f"no link between switches {a} and {b}")
+        key = frozenset((a, b))
+        with self.lock:
+            (self.links_down.discard if up else self.links_down.add)(key)
+            out = self.reprogram()
+        out["links_down"] = sorted("-".join(sorted(k)) for k in self.links_down)
+        return out
+
+    def set_lb(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """`{"mode": M, "group": G or None, "gap_us": N}`: every group (or group G of every
+        switch that has it) to mode M (`controller.lb.GroupMode.parse` labels); writes the
+        `next_hop_group` MODIFYs that follow."""
+        from ..lb import GroupMode, Policy
+
+        group = request.get("group")
+        with self.lock:
+            old: Policy = self.policy or Policy()
+            gap = request.get("gap_us")
+            mode = GroupMode.parse(
+                str(request.get("mode", "")), int(gap) if gap is not None else old.mode.gap_us
+            )
+            self.policy = old.with_mode(mode, None if group is None else int(group))
+            try:
+                out = self.reprogram()
+            except Exception:
+                self.policy = old
+                raise
+        assert self.sessions is not None
+        out["switches"] = sum(
+            1 for sw in self.sessions.switches.values() if sw.counts.history[-1].changed
+        )
+        out["mode"] = mode.label
+        return out
+
+    def failed_links(self) -> list[tuple[str, str]]:
+        return [tuple(sorted(k)) for k in self.links_down]  # type: ignore[misc]
+
+    # ------------------------------------------------------------ views
+    def status(self) -> dict[str, Any]:
+        assert self.sessions is not None and self.wiring is not None
+        switches = {}
+        for name, sw in self.sessions.switches.items():
+            last = sw.counts.history[-1] if sw.counts.history else None
+            switches[name] = {
+                "address": sw.target.address,
+                "device_id": sw.target.device_id,
+                "pid": self.handles[name].pid if name in self.handles else None,
+                "connected": sw.connected,
+                "entries": len(sw.desired),
+                "writes": sw.counts.writes,
+                "restores": sw.counts.restores,
+                "last_sync_s": round(last.seconds, 4) if last else None,
+            }
+        return {
+            "topology": self.topology_path,
+            "target": self.target,
+            "switches": switches,
+            "links_down": sorted("-".join(sorted(k)) for k in self.links_down),
+            "hosts_seen": {
+                ip: {"switch": h.switch, "port": h.port, "verdict": h.verdict, "host": h.host}
+                for ip, h in sorted(self.hosts.hosts.items())
+            },
+            "collector": f"{self.wiring.collector[0]}:{self.wiring.collector[1]}",
+            "int_reports": self.collector.received if self.collector else 0,
+        }
+
+    def telemetry(self) -> dict[str, Any]:
+        return self.metrics.rows() if self.metrics else {}
+
+    def exposition(self) -> bytes:
+        return self.metrics.exposition() if self.metrics else b""
+
+    # ------------------------------------------------------------ stop
+    def stop(self) -> None:
+        """Stop watching and polling, close sessions, stop every process this run started
+        (by PID), close the collector and the endpoint. Safe to call more than once."""
+        self._stop.set()
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+            (self.workdir / "run.json").unlink(missing_ok=True)
+        if self._poller is not None:
+            self._poller.join(timeout=10)
+            self._poller = None
+        if self.sessions is not None:
+            self.sessions.close()
+            self.sessions = None
+        errors = []
+        for name, h in list(self.handles.items()):
+            try:
+                h.stop()
+            except Exception as e:  # noqa: BLE001 -- stop the others, then report
+                errors.append(f"{name}: {e}")
+        self.handles.clear()
+        if self.collector is not None:
+            self.collector.close()
+            self.collector = None
+        if errors:
+            log.warning("stopping switches: %s", "; ".join(errors))
