@@ -29,25 +29,21 @@ from pathlib import Path
 from typing import Any
 
 from ..entities import Entity
+from ..lb import DEFAULT_P4SRC, FabricConstants
 from ..p4info import load_p4info
 from ..targets import CompiledProgram, SwitchProcess, SwitchSpec, compile_program
-from ..telemetry import FabricMetrics, IntCollector, PortInfo, drop_reasons, poll_counters
+from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
 
-__all__ = ["FabricRun", "repo_p4src"]
+__all__ = ["FabricRun"]
 
 log = logging.getLogger("controller.fabric.run")
 
 ELECTION_ID = 10
-
-
-def repo_p4src() -> Path:
-    """`p4src/` of this checkout (the package is installed editable from it)."""
-    return Path(__file__).resolve().parents[2] / "p4src"
 
 
 DesiredState = Callable[["FabricRun"], Mapping[str, list[Entity]]]
@@ -111,7 +107,7 @@ class FabricRun:
 
         try:
             self.program = compile_program(
-                repo_p4src() / "fabric.p4", self.workdir / "build", self.target
+                DEFAULT_P4SRC / "fabric.p4", self.workdir / "build", self.target
             )
             pipeline = Pipeline(
                 load_p4info(self.program.p4info), self.program.device_config.read_bytes()
@@ -194,8 +190,8 @@ class FabricRun:
             for node, port, peer in ((lk.a, lk.a_port, lk.b), (lk.b, lk.b_port, lk.a)):
                 if node in ports:
                     ports[node][port] = PortInfo(peer, lk.rate_bps)
-        define = repo_p4src() / "include" / "define.p4"
-        names = drop_reasons(define) if define.exists() else {}
+        reasons = FabricConstants.load().drop_reasons
+        names = {n: name.lower() for name, n in reasons.items() if n}
         self.metrics = FabricMetrics(
             ports, switch_ids={s.device_id: s.name for s in topo.switches}, drop_names=names
         )

@@ -1,7 +1,7 @@
 """Telemetry: INT reports (decoder and UDP collector), counter polling, Prometheus metrics."""
 
 from .collector import IntCollector
-from .counters import CounterSnapshot, MemberCount, Rates, drop_reasons, poll_counters, rates
+from .counters import CounterSnapshot, MemberCount, Rates, poll_counters, rates
 from .int_report import (
     FlowKey,
     HopRecord,
@@ -18,7 +18,6 @@ __all__ = [
     "MemberCount",
     "PortInfo",
     "Rates",
-    "drop_reasons",
     "poll_counters",
     "rates",
     "FlowKey",

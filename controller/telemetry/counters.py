@@ -12,11 +12,9 @@ each member's share of its group's packets (the load-balancing spread).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..entities import CounterData, CounterEntry, Entity, RegisterEntry, TableEntry
 from ..p4info import P4InfoError
@@ -28,7 +26,6 @@ __all__ = [
     "MemberCount",
     "Rates",
     "poll_counters",
-    "drop_reasons",
     "rates",
 ]
 
@@ -44,15 +41,7 @@ DROP_COUNTER = "stats.drop_counter"
 QUEUE_REGISTER = "port_queue_depth"
 MEMBER_TABLE = "load_balance.next_hop_member"
 
-_DROP_CONST = re.compile(r"const\s+drop_reason_t\s+DROP_(\w+)\s*=\s*(\d+)\s*;")
-DROP_INDEXES = range(1, 16)  # drop reasons polled when no names are given
-
-
-def drop_reasons(define_p4: Path) -> dict[int, str]:
-    """{reason: name} from the program's `const drop_reason_t DROP_<NAME> = N;` lines
-    (p4src/include/define.p4), lower-case, without DROP_NONE."""
-    text = define_p4.read_text()
-    return {int(n): name.lower() for name, n in _DROP_CONST.findall(text) if int(n)}
+DROP_INDEXES = range(1, 16)  # drop reasons polled unless the caller names them
 
 
 @dataclass(frozen=True, slots=True)
