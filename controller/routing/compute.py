@@ -212,7 +212,8 @@ class _Groups:
         return group, base, gptr, self.g.dst[me[take]], mw[take]
 
 
-def _normalise(g: SwitchGraph, w: np.ndarray, starts: np.ndarray, degree: np.ndarray) -> np.ndarray:
+def _normalise(w: np.ndarray, starts: np.ndarray, degree: np.ndarray) -> np.ndarray:
+    """Each (switch, class) column of w divided by the gcd of its non-zero weights."""
     gcd = np.gcd.reduceat(w, starts, axis=0)
     gcd[gcd == 0] = 1
     return w // np.repeat(gcd, degree, axis=0)
@@ -250,7 +251,7 @@ def compute_routes(
         for start in range(0, n_classes, chunk):
             part = reps[start : start + chunk]
             w = _weights(g, _bfs(adj, part, n), part)
-            cand = groups.add_rows(_normalise(g, w, groups.starts, groups.degree))
+            cand = groups.add_rows(_normalise(w, groups.starts, groups.degree))
             cand_of[owners, start : start + len(part)] = cand
 
     # a leaf towards the twins of its own class: all neighbours, weight
