@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(st, indent=2))
         return 0
     print(f"fabric {st['topology']} on {st['target']}; INT collector {st['collector']}")
-    rows = [("switch", "address", "device", "pid", "state", "entries", "writes", "restores")]
+    rows: list[tuple[str, ...]] = [
+        ("switch", "address", "device", "pid", "state", "entries", "writes", "restores")
+    ]
     for name, s in st["switches"].items():
         rows.append(
             (
@@ -139,7 +142,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -189,7 +192,9 @@ def _rate(bps: float) -> str:
 def render_telemetry(t: dict[str, Any]) -> str:
     """The telemetry figures as plain-text tables."""
     out: list[str] = []
-    rows = [("link", "tx b/s", "rx b/s", "util", "queue", "tx pkts", "ecn", "trim", "cnp")]
+    rows: list[tuple[str, ...]] = [
+        ("link", "tx b/s", "rx b/s", "util", "queue", "tx pkts", "ecn", "trim", "cnp")
+    ]
     for lk in t.get("links", []):
         rows.append(
             (

@@ -107,7 +107,9 @@ class FabricRun:
 
         try:
             self.program = compile_program(
-                DEFAULT_P4SRC / "fabric.p4", self.workdir / "build", self.target
+                DEFAULT_P4SRC / "fabric.p4",
+                self.workdir / "build",
+                self.target,  # type: ignore[arg-type]
             )
             pipeline = Pipeline(
                 load_p4info(self.program.p4info), self.program.device_config.read_bytes()

@@ -37,7 +37,7 @@ __all__ = ["FabricSessions", "RestoreEvent"]
 
 log = logging.getLogger("controller.fabric")
 
-PacketInHandler = Callable[[str, PacketIn], None]
+PacketInHandler = Callable[[str, PacketIn], object]
 
 
 @dataclass(frozen=True, slots=True)

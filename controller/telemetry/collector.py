@@ -34,6 +34,8 @@ class IntCollector:
     ) -> None:
         self.framed = framed
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        # bursts of reports must wait in the kernel while the decoder thread catches up
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
         self._sock.bind(address)
         self.address: tuple[str, int] = self._sock.getsockname()
         self._recent: deque[IntReport] = deque(maxlen=keep)
