@@ -320,12 +320,23 @@ class BlockMixin(TableGenMixin):
             if self.trace_enabled:
                 self.out.line(f"_trace('parser', {self.inst.qualified!r})")
             self.out.line(f"_st = {states['start'].py}")
-            self.out.line("while _st is not None:")
-            with self.out.indent():
-                self.out.line("_st = _st()")
             outs = self.copy_back_codes(d.params, params, aggregates=False)
             if outs:
+                # a sub-parser: when parsing fails its caller still gets the values
+                self.out.line("try:")
+                with self.out.indent():
+                    self.out.line("while _st is not None:")
+                    with self.out.indent():
+                        self.out.line("_st = _st()")
+                self.out.line("except (_ParserError, _Reject) as _e:")
+                with self.out.indent():
+                    self.out.line(f"_e.outs = ({', '.join(outs)},)")
+                    self.out.line("raise")
                 self.out.line(f"return ({', '.join(outs)},)")
+            else:
+                self.out.line("while _st is not None:")
+                with self.out.indent():
+                    self.out.line("_st = _st()")
         self.out.line(f"return {py}")
 
     def gen_state(self: ProgramGen, s: A.ParserState, py: str) -> None:
@@ -374,7 +385,9 @@ class BlockMixin(TableGenMixin):
             self.out.line(f"if {cond}:")
             with self.out.indent():
                 self.out.line(f"return {target}")
-        self.out.line(f"raise _ParserError({self.error_type.code('NoMatch')})")
+        # no case matched: BMv2 (as p4c-bm2-ss compiles it) ends parsing there, like
+        # `reject`, with parser_error still NoError and the headers so far valid
+        self.out.line("return _reject")
 
     def keyset_cond(self: ProgramGen, ks: A.Expr, keys: list[V], pos: Any) -> str:
         items = list(ks.items) if isinstance(ks, A.TupleKeyset) else [ks]

@@ -207,6 +207,14 @@ class CallMixin:
                 for i, (a, pt) in enumerate(backs):
                     self.assign(a, V(f"{tmp}[{i}]", pt))
             self.exit_stmt()
+        if isinstance(callee, A.ParserDecl):
+            # a sub-parser that failed: what it wrote stays, as p4c inlines it
+            self.out.line("except (_ParserError, _Reject) as _e:")
+            with self.out.indent():
+                self.out.line(f"{tmp} = _e.outs")
+                for i, (a, pt) in enumerate(backs):
+                    self.assign(a, V(f"{tmp}[{i}]", pt))
+                self.out.line("raise")
         for i, (a, pt) in enumerate(backs):
             self.assign(a, V(f"{tmp}[{i + k}]", pt))
         return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)

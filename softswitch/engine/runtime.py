@@ -50,15 +50,22 @@ _EXIT = _ExitSignal()
 
 
 class _ParserError(Exception):
-    """Ends parsing with `standard_metadata.parser_error` set to `code`."""
+    """Ends parsing with `standard_metadata.parser_error` set to `code`.
+
+    A sub-parser it passes through records its out/inout values in `outs`, and its
+    caller copies them back: p4c inlines sub-parsers, so on BMv2 what a sub-parser
+    extracted before the error stays valid."""
 
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+        self.outs: tuple[Any, ...] = ()
 
 
 class _Reject(Exception):
-    """`transition reject` without an error of its own."""
+    """`transition reject` without an error of its own (`outs` as for _ParserError)."""
+
+    outs: tuple[Any, ...] = ()
 
 
 def _reject() -> None:
