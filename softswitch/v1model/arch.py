@@ -298,14 +298,25 @@ class V1Model:
             if role == "verify"
             else ("update_checksum", "update_checksum_with_payload")
         )
-        self._check_checksum_stmts(decl.body.stmts, allowed)
+        self._check_checksum_stmts(cx, decl, decl.body.stmts, allowed)
 
-    def _check_checksum_stmts(self, stmts: tuple[A.Stmt, ...], allowed: tuple[str, str]) -> None:
+    def _check_checksum_stmts(
+        self,
+        cx: ArchContext,
+        decl: A.ControlDecl,
+        stmts: tuple[A.Stmt, ...],
+        allowed: tuple[str, str],
+        depth: int = 0,
+    ) -> None:
+        """p4c inlines the controls a checksum block applies before it checks the block:
+        `inner.apply(...)` is allowed when `inner`'s own body holds only checksum calls."""
         for st in stmts:
             if isinstance(st, A.Block):
-                self._check_checksum_stmts(st.stmts, allowed)
+                self._check_checksum_stmts(cx, decl, st.stmts, allowed, depth)
             elif isinstance(st, A.EmptyStmt):
                 continue
+            elif (inner := self._applied_control(cx, decl, st)) is not None and depth < 16:
+                self._check_checksum_stmts(cx, inner, inner.body.stmts, allowed, depth + 1)
             elif (
                 isinstance(st, A.CallStmt)
                 and isinstance(st.call.func, A.NameRef)
@@ -319,6 +330,21 @@ class V1Model:
                     st.pos,
                     f"only calls to {allowed[0]} or {allowed[1]} are allowed here on this target",
                 )
+
+    @staticmethod
+    def _applied_control(cx: ArchContext, decl: A.ControlDecl, st: A.Stmt) -> A.ControlDecl | None:
+        """The control declaration behind `x.apply(...);` for a local instance `x`."""
+        if not isinstance(st, A.CallStmt):
+            return None
+        f = st.call.func
+        if not (isinstance(f, A.Member) and f.name == "apply" and isinstance(f.base, A.NameRef)):
+            return None
+        name = f.base.name
+        inst = next((d for d in decl.locals if isinstance(d, A.Instance) and d.name == name), None)
+        if inst is None:
+            return None
+        inner = getattr(cx.resolve_type(inst.type_ref), "decl", None)
+        return inner if isinstance(inner, A.ControlDecl) else None
 
     def _uint(self, cx: ArchContext, e: A.Expr | None) -> str:
         if e is None:

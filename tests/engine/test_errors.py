@@ -114,6 +114,13 @@ def test_bmv2_target_restrictions() -> None:
         compute="apply { update_checksum(true, { hdr.h.a + 1 }, hdr.h.b, HashAlgorithm.csum16); }",
     )
     assert "computations are not supported in update_checksum" in error_of(src)
+    # a control applied from a checksum block is inlined, then checked the same way
+    inner = "control Inner(inout headers_t hdr) { apply { hdr.h.a = 1; } }"
+    src = program(decls=HDR, compute="Inner() i; apply { i.apply(hdr); }").replace(
+        "control CC(", inner + "\ncontrol CC("
+    )
+    assert f"bad.p4:{line_of(src, 'control Inner')}:" in error_of(src)
+    assert "only calls to update_checksum" in error_of(src)
 
 
 def test_headers_must_be_whole_bytes() -> None:
