@@ -121,11 +121,11 @@ class CallMixin:
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
             sym = self.scope.lookup(f.name)
-            if isinstance(sym, ActionSym) and not self.in_action:
+            if isinstance(sym, ActionSym) and not self.in_action and not self.dead:
                 # p4c inlines calls made inside actions: only apply-block calls count
                 here = self.inst.qualified if self.inst is not None else ""
                 self.info.action_refs.append((here, sym.qualified, "call"))
-            elif isinstance(sym, ExternFunctionSym) and not self.in_parser:
+            elif isinstance(sym, ExternFunctionSym) and not self.in_parser and not self.dead:
                 self.info.extern_calls.append(sym.decl.name)
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
@@ -232,6 +232,16 @@ class CallMixin:
             self.out = saved
         return r, buf
 
+    def capture_maybe_dead(self: ProgramGen, fn: Any, dead: bool) -> tuple[Any, Any]:
+        """`capture`, recording nothing (as in dead_branch) when `dead`."""
+        if not dead:
+            return self.capture(fn)
+        self.dead += 1
+        try:
+            return self.capture(fn)
+        finally:
+            self.dead -= 1
+
     def snapshot(self: ProgramGen, code: str) -> str:
         """Save a value computed so far in a temporary (unless it cannot change)."""
         if _is_literal(code):
@@ -279,6 +289,8 @@ class CallMixin:
                     raise P4TypeError.at(c.pos, f"tables have no method {f.name}")
                 if self.in_action:
                     raise P4TypeError.at(c.pos, "a table cannot be applied inside an action")
+                if not self.dead:
+                    self.applied_tables.add(sym.qualified)
                 return V(f"{sym.py}()", T.ApplyResultType(sym))
             if isinstance(sym, InstanceSym):
                 it = sym.type

@@ -217,8 +217,17 @@ class ExprMixin:
             return self.binary_expr(e, expected)
         if isinstance(e, A.Conditional):
             c = self.convert(self.expr(e.cond), T.BOOL, e.cond.pos)
-            a, pre_a = self.capture(lambda: self.expr(e.then, expected))
-            b, pre_b = self.capture(lambda: self.expr(e.other, expected))
+            # with a constant condition the other operand is dead code (see dead_branch)
+            a, pre_a = self.capture_maybe_dead(
+                lambda: self.expr(e.then, expected), c.is_const and not c.const
+            )
+            b, pre_b = self.capture_maybe_dead(
+                lambda: self.expr(e.other, expected), c.is_const and bool(c.const)
+            )
+            if c.is_const and (pre_a.lines or pre_b.lines):
+                a, b = self.unify(a, b, e.pos, "?:")
+                self.out.lines.extend((pre_a if c.const else pre_b).lines)
+                return a if c.const else b
             if pre_a.lines or pre_b.lines:
                 a, b = self.unify(a, b, e.pos, "?:")
                 t = self.temp()
@@ -393,7 +402,10 @@ class ExprMixin:
         op = e.op
         if op in ("&&", "||"):
             a = self.convert(self.expr(e.left), T.BOOL, e.left.pos)
-            b, pre = self.capture(lambda: self.convert(self.expr(e.right), T.BOOL, e.right.pos))
+            b, pre = self.capture_maybe_dead(
+                lambda: self.convert(self.expr(e.right), T.BOOL, e.right.pos),
+                a.is_const and bool(a.const) == (op == "||"),
+            )
             if pre.lines:
                 # the right operand needs statements: run them only when it is evaluated
                 t = self.temp()

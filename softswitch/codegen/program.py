@@ -63,6 +63,12 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         self.struct_types: dict[str, T.StructLikeType] = {}
         self.odd_headers: dict[str, P4Unsupported] = {}  # header types BMv2 cannot hold
         self.warnings: list[str] = []
+        # p4c folds constant conditions and removes what is then unreachable before it
+        # builds P4Info: code in a dead branch is checked but records nothing, and tables
+        # never applied in live code are dropped (with their action references)
+        self.dead = 0  # > 0 while generating a branch a constant condition never takes
+        self.applied_tables: set[str] = set()
+        self.table_refs: dict[str, tuple[str, int, int]] = {}  # table -> (py, refs span)
         self._names: set[str] = set()
         self._temps = 0
         self.package_decl: A.Instance | None = None
@@ -101,6 +107,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         if self.package_decl is None:
             raise P4TypeError("no package instance named 'main'", "<program>", 0, 0)
         self.gen_package(self.package_decl)
+        unused = self.drop_unapplied_tables()
         self.info.errors = tuple(self.error_type.members)
         self.info.arch = self.arch.name
         src = Emitter()
@@ -114,6 +121,12 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         src.line("    ctx = rt.ctx")
         src.line("    _trace = rt.trace")
         src.lines.extend(self.out.lines)
+        if unused:
+            # the tables p4c removes are not created either
+            for i, ln in enumerate(src.lines):
+                name = ln.lstrip().partition(" = rt.table(")[0]
+                if name in unused:
+                    src.lines[i] = ln[: len(ln) - len(ln.lstrip())] + f"{name} = None"
         fa = {
             s: {f: tuple((a.name, a.body) for a in an) for f, an in fields.items()}
             for s, fields in self.field_annotations.items()
@@ -121,6 +134,22 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         return CompiledProgram(
             src.text(), self.info, self.struct_types, self.warnings, field_annotations=fa
         )
+
+    def drop_unapplied_tables(self) -> set[str]:
+        """Forget the tables no live code applies, as p4c does ("Table t is not used;
+        removing"); return the Python names of their run-time objects."""
+        gone = [n for n in self.info.tables if n not in self.applied_tables]
+        drop: set[int] = set()
+        pys: set[str] = set()
+        for name in gone:
+            del self.info.tables[name]
+            py, start, end = self.table_refs[name]
+            drop.update(range(start, end))
+            pys.add(py)
+        if drop:
+            refs = self.info.action_refs
+            refs[:] = [r for i, r in enumerate(refs) if i not in drop]
+        return pys
 
     def declare(self, d: A.Decl) -> None:  # noqa: C901
         if isinstance(d, A.ErrorDecl):

@@ -37,6 +37,17 @@ class StmtMixin:
             self.call_stmt(s.call)
         elif isinstance(s, A.If):
             c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
+            if c.is_const:
+                # folded as p4c folds it: only the branch taken is generated
+                live, dead = (s.then, s.other) if c.const else (s.other, s.then)
+                if dead is not None:
+                    self.dead_branch(dead)
+                before = len(self.out.lines)
+                if live is not None:
+                    self.block_scoped(live)
+                if len(self.out.lines) == before:
+                    self.out.line("pass")
+                return
             self.out.line(f"if {c.code}:")
             with self.out.indent():
                 self.block_scoped(s.then)
@@ -81,6 +92,14 @@ class StmtMixin:
             self.out.line("break" if isinstance(s, A.Break) else "continue")
         else:
             raise P4Unsupported.at(s.pos, f"statement {type(s).__name__} here")
+
+    def dead_branch(self: ProgramGen, s: A.Stmt) -> None:
+        """Check a branch no packet can take, generating and recording nothing."""
+        self.dead += 1
+        try:
+            self.capture(lambda: self.block_scoped(s))
+        finally:
+            self.dead -= 1
 
     def block_scoped(self: ProgramGen, s: A.Stmt) -> None:
         saved = self.scope

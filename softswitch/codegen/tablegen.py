@@ -219,9 +219,11 @@ class TableGenMixin:
         )
         self.info.tables[qualified] = spec
         here = self.inst.qualified if self.inst is not None else ""
+        start = len(self.info.action_refs)
         for ref in spec.actions:
             self.info.action_refs.append((here, ref.name, "table"))
         self.info.action_refs.append((here, spec.default_action, "table"))
+        self.table_refs[qualified] = (tpy, start, len(self.info.action_refs))
         self.out.line(
             f"{tpy} = rt.table({qualified!r}, ({', '.join(fns)}{',' if len(fns) == 1 else ''}))"
         )

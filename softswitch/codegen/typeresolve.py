@@ -294,7 +294,8 @@ class TypeMixin:
     def declare_typedef(self: ProgramGen, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
-            self.scope.define(d.name, TypeSym(T.NewType(d.name, base)))
+            annots = tuple((a.name, a.body) for a in d.annotations)
+            self.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
             self.scope.define(d.name, TypeSym(base))
         self.type_names[d.name] = base

@@ -162,6 +162,7 @@ class NewType(P4Type):
 
     name: str
     base: P4Type
+    annotations: tuple[tuple[str, str], ...] = ()  # (name, body): P4Info echoes them
 
     def __str__(self) -> str:
         return self.name

@@ -267,12 +267,18 @@ class _TypeInfo:
             toks = [p for p in _split_commas(_tokens(translation)) if p]
             uri = _string_arg(" ".join(toks[0])) if toks else None
             nt.translated_type.uri = uri or ""
-            if len(toks) > 1 and toks[1] and toks[1][0].startswith('"'):
+            ctl = toks[1] if len(toks) > 1 else []
+            if ctl and (ctl[0].startswith('"') or ctl == ["string"]):
                 nt.translated_type.sdn_string.SetInParent()
-            elif len(toks) > 1:
-                nt.translated_type.sdn_bitwidth = _int_arg(" ".join(toks[1])) or 0
+            elif ctl[:2] == ["bit", "<"] and len(ctl) > 2:  # bit<W>
+                nt.translated_type.sdn_bitwidth = _int_arg(ctl[2]) or 0
+            elif ctl:
+                nt.translated_type.sdn_bitwidth = _int_arg(" ".join(ctl)) or 0
         else:
             nt.original_type.CopyFrom(spec)
+        # the type's other annotations are echoed, as p4c does (SAI-P4's
+        # @p4runtime_translation_mappings)
+        _add_annotations(nt, getattr(t, "annotations", ()) or (), ("p4runtime_translation",))
         self.ti.new_types[t.name].CopyFrom(nt)
 
     def error(self, t: T.ErrorType) -> None:
