@@ -52,6 +52,8 @@ class StfResult:
     warnings: list[str] = field(default_factory=list)
     traceback: str = ""
     name: str = ""
+    # what each observed port sent, in order (also when the test failed)
+    outputs: dict[int, list[bytes]] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -588,12 +590,13 @@ def run_stf_commands(program: Any, commands: list[P.Command]) -> StfResult:
     except _Fail as e:
         return StfResult(FAIL, str(e))
     problems, diff = run.verdict()
+    outputs = {port: list(run.received.get(port, [])) for port in sorted(run.observed)}
     if problems:
         reason = "; ".join(problems[:3]) + (
             f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
         )
-        return StfResult(FAIL, reason, "\n".join(diff), run.warnings)
-    return StfResult(PASS, "", "", run.warnings)
+        return StfResult(FAIL, reason, "\n".join(diff), run.warnings, outputs=outputs)
+    return StfResult(PASS, "", "", run.warnings, outputs=outputs)
 
 
 def run_stf(

@@ -1,0 +1,168 @@
+"""Differential runs: the same P4 program and packets on softswitch and on BMv2.
+
+One program (its STF test, a pcap, or both), outputs compared byte for byte:
+
+    python -m bench.differential PROG.p4 [TEST.stf] [-I DIR] [--pcap PORT=FILE.pcap ...]
+
+Every v1model program with an STF test in a directory (p4c's testdata/p4_16_samples),
+with the agreement figure at the end:
+
+    python -m bench.differential --samples P4C/testdata/p4_16_samples [--match TEXT] [-j 2]
+
+`--fuzz N` also runs each test with N mutated copies after each of its packets (seeded by
+`--seed`); `--cli PATH` names simple_switch_CLI (default: PATH, then next to
+simple_switch); `--keep DIR` keeps the work files (BMv2 JSON, pcaps, switch logs).
+
+Needs p4c-bm2-ss, simple_switch and simple_switch_CLI (found on PATH). Prints one line per
+case that does not agree, then `agree A, differ D, refused R, excluded E` and
+`agreement: A of A+D+R (P %)`. Exit status: 0 all compared cases agree, 1 some differ (or
+softswitch refuses a program p4c compiles) or bad arguments, 2 BMv2 is not installed.
+Cases are excluded, and said why, when BMv2 cannot run them (p4c refuses the program, the
+switch aborts) or neither runner supports a command in the test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from softswitch.stf import StfError
+from softswitch.stf import parser as P
+
+from .bmv2 import Bmv2Tools, read_pcap
+from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
+from .fuzz import fuzz_commands
+
+
+def v1model_stf_programs(samples: Path) -> list[Path]:
+    """The v1model programs of `samples` that have an STF test."""
+    return [
+        p
+        for p in sorted(samples.glob("*.p4"))
+        if p.is_file()  # not a dangling link
+        and p.with_suffix(".stf").is_file()
+        and "v1model.p4" in p.read_text(errors="replace")
+    ]
+
+
+def _cases(case: Case, fuzz: int, seed: int) -> list[Case]:
+    out = [case]
+    if fuzz:
+        rng = random.Random(f"{seed}:{case.name}")
+        out.append(replace(case, name=f"{case.name} (fuzz)", commands=fuzz_commands(
+            case.commands, fuzz, rng
+        )))  # fmt: skip
+    return out
+
+
+def _run_program(
+    args: tuple[Path, Path | None, Sequence[Path], int, int, str | None, Path],
+) -> list[Outcome]:
+    program, stf, include_dirs, fuzz, seed, cli, work = args
+    tools = Bmv2Tools.find(cli)
+    assert tools is not None
+    try:
+        commands = tuple(P.parse_stf_file(stf or program.with_suffix(".stf")))
+    except (StfError, OSError) as e:
+        return [Outcome(program.stem, EXCLUDED, f"stf: {e}")]
+    differ = Differ(tools, Path(tempfile.mkdtemp(prefix=f"{program.stem}-", dir=work)))
+    case = Case(program.stem, program, commands, tuple(include_dirs))
+    out = []
+    for c in _cases(case, fuzz, seed):
+        try:
+            out.append(differ.run(c))
+        except Exception as e:  # noqa: BLE001 - one broken case must not end the run
+            out.append(Outcome(c.name, EXCLUDED, f"internal error: {type(e).__name__}: {e}"))
+    return out
+
+
+def _report(outcomes: list[Outcome]) -> bool:
+    """Print the summary; True if every compared case agreed."""
+    n = Counter(o.verdict for o in outcomes)
+    print(f"agree {n[AGREE]}, differ {n[DIFFER]}, refused {n[REFUSED]}, excluded {n[EXCLUDED]}")
+    compared = n[AGREE] + n[DIFFER] + n[REFUSED]
+    if compared:
+        print(f"agreement: {n[AGREE]} of {compared} ({100 * n[AGREE] / compared:.1f} %)")
+    return n[DIFFER] + n[REFUSED] == 0
+
+
+def _pcap_packets(specs: Sequence[str]) -> list[P.Command]:
+    out: list[P.Command] = []
+    for spec in specs:
+        port, sep, name = spec.partition("=")
+        if not sep or not port.isdigit():
+            raise ValueError(f"--pcap {spec}: expected PORT=FILE")
+        path = Path(name)
+        if not path.exists():
+            raise ValueError(f"--pcap {spec}: {path}: no such file")
+        out.extend(P.Packet(int(port), f.hex()) for f in read_pcap(path))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.differential", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument("program", nargs="?", type=Path)
+    ap.add_argument("stf", nargs="?", type=Path)
+    ap.add_argument("--samples", type=Path, help="every v1model program with an .stf here")
+    ap.add_argument("--match", default="", help="only programs whose name contains TEXT")
+    ap.add_argument("-I", dest="include", action="append", type=Path, default=[])
+    ap.add_argument("--pcap", action="append", default=[], metavar="PORT=FILE")
+    ap.add_argument("--fuzz", type=int, default=0, metavar="N", help="mutants per packet")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--cli", help="simple_switch_CLI to use")
+    ap.add_argument("--keep", type=Path, help="keep work files here")
+    ap.add_argument("-v", "--verbose", action="store_true", help="also print agreeing cases")
+    args = ap.parse_args(argv)
+    if (args.program is None) == (args.samples is None):
+        ap.error("give a PROGRAM or --samples DIR")
+    tools = Bmv2Tools.find(args.cli)
+    if tools is None:
+        print("BMv2 not found: needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH")
+        return 2
+    work = args.keep or Path(tempfile.mkdtemp(prefix="differential-"))
+    work.mkdir(parents=True, exist_ok=True)
+    outcomes: list[Outcome] = []
+    if args.program is not None:
+        if not args.program.exists():
+            print(f"{args.program}: no such file")
+            return 1
+        try:
+            commands = list(P.parse_stf_file(args.stf)) if args.stf else []
+            if args.stf is None and not args.pcap and args.program.with_suffix(".stf").exists():
+                commands = list(P.parse_stf_file(args.program.with_suffix(".stf")))
+            commands += _pcap_packets(args.pcap)
+        except (StfError, OSError, ValueError) as e:
+            print(f"error: {e}")
+            return 1
+        case = Case(args.program.stem, args.program, tuple(commands), tuple(args.include))
+        differ = Differ(tools, work)
+        outcomes = [differ.run(c) for c in _cases(case, args.fuzz, args.seed)]
+    else:
+        programs = [p for p in v1model_stf_programs(args.samples) if args.match in p.name]
+        jobs = [(p, None, [args.samples, *args.include], args.fuzz, args.seed, args.cli, work)
+                for p in programs]  # fmt: skip
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for got in pool.map(_run_program, jobs):
+                for o in got:
+                    if o.verdict != AGREE or args.verbose:
+                        print(f"{o.verdict.upper():8} {o.name}: {o.detail}".rstrip(": "),
+                              flush=True)  # fmt: skip
+                outcomes.extend(got)
+    if args.program is not None:
+        for o in outcomes:
+            print(f"{o.verdict.upper():8} {o.name}: {o.detail}".rstrip(": "))
+    return 0 if _report(outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
