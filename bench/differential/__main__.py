@@ -11,12 +11,13 @@ with the agreement figure at the end:
 
 `--fuzz N` also runs each test with N mutated copies after each of its packets (seeded by
 `--seed`); `--cli PATH` names simple_switch_CLI (default: PATH, then next to
-simple_switch); `--keep DIR` keeps the work files (BMv2 JSON, pcaps, switch logs).
+simple_switch); `--keep DIR` keeps the work files (BMv2 JSON, switch logs).
 
 Needs p4c-bm2-ss, simple_switch and simple_switch_CLI (found on PATH). Prints one line per
-case that does not agree, then `agree A, differ D, refused R, excluded E` and
-`agreement: A of A+D+R (P %)`. Exit status: 0 all compared cases agree, 1 some differ (or
-softswitch refuses a program p4c compiles) or bad arguments, 2 BMv2 is not installed.
+case that does not agree, then for the tests as written (and for the fuzzed runs)
+`agree A, differ D, refused R, excluded E; agreement: A of A+D+R (P %)`. Exit status: 0
+all compared cases agree, 1 some differ (or softswitch refuses a program p4c compiles) or
+bad arguments, 2 BMv2 is not installed.
 Cases are excluded, and said why, when BMv2 cannot run them (p4c refuses the program, the
 switch aborts) or neither runner supports a command in the test.
 """
@@ -40,6 +41,8 @@ from .bmv2 import Bmv2Tools, read_pcap
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
 from .fuzz import fuzz_commands
 
+FUZZ_SUFFIX = " (fuzz)"
+
 
 def v1model_stf_programs(samples: Path) -> list[Path]:
     """The v1model programs of `samples` that have an STF test."""
@@ -56,7 +59,7 @@ def _cases(case: Case, fuzz: int, seed: int) -> list[Case]:
     out = [case]
     if fuzz:
         rng = random.Random(f"{seed}:{case.name}")
-        out.append(replace(case, name=f"{case.name} (fuzz)", commands=fuzz_commands(
+        out.append(replace(case, name=f"{case.name}{FUZZ_SUFFIX}", commands=fuzz_commands(
             case.commands, fuzz, rng
         )))  # fmt: skip
     return out
@@ -84,13 +87,23 @@ def _run_program(
 
 
 def _report(outcomes: list[Outcome]) -> bool:
-    """Print the summary; True if every compared case agreed."""
-    n = Counter(o.verdict for o in outcomes)
-    print(f"agree {n[AGREE]}, differ {n[DIFFER]}, refused {n[REFUSED]}, excluded {n[EXCLUDED]}")
-    compared = n[AGREE] + n[DIFFER] + n[REFUSED]
-    if compared:
-        print(f"agreement: {n[AGREE]} of {compared} ({100 * n[AGREE] / compared:.1f} %)")
-    return n[DIFFER] + n[REFUSED] == 0
+    """Print the summary (the tests as written, then the fuzzed runs); True if every
+    compared case agreed."""
+    ok = True
+    fuzzed = [o for o in outcomes if o.name.endswith(FUZZ_SUFFIX)]
+    plain = [o for o in outcomes if not o.name.endswith(FUZZ_SUFFIX)]
+    for label, group in (("STF tests", plain), ("fuzzed", fuzzed)):
+        if not group:
+            continue
+        n = Counter(o.verdict for o in group)
+        compared = n[AGREE] + n[DIFFER] + n[REFUSED]
+        share = f" ({100 * n[AGREE] / compared:.1f} %)" if compared else ""
+        print(
+            f"{label}: agree {n[AGREE]}, differ {n[DIFFER]}, refused {n[REFUSED]}, "
+            f"excluded {n[EXCLUDED]}; agreement: {n[AGREE]} of {compared}{share}"
+        )
+        ok = ok and n[DIFFER] + n[REFUSED] == 0
+    return ok
 
 
 def _pcap_packets(specs: Sequence[str]) -> list[P.Command]:

@@ -68,9 +68,12 @@ class Bmv2Tools:
 
 @dataclass(slots=True)
 class Bmv2Run:
-    """What the observed ports sent; `aborted` if the switch died during the run."""
+    """What the observed ports sent; `aborted` if the switch died during the run.
+    `sources[port][i]` is the input packet (counted from 0 over the packets sent) whose
+    processing sent `outputs[port][i]`."""
 
     outputs: dict[int, list[bytes]] = field(default_factory=dict)
+    sources: dict[int, list[int]] = field(default_factory=dict)
     cli_errors: list[str] = field(default_factory=list)
     aborted: str = ""
 
@@ -218,7 +221,7 @@ class _Switch:
         )
         self.sent = 0
         self.log_pos = 0
-        self.received: list[tuple[int, bytes]] = []
+        self.received: list[tuple[int, int, bytes]] = []  # (input packet, port, frame)
         deadline = time.monotonic() + READY_TIMEOUT_S
         self.pipe: _PacketPipe | None = None
         try:
@@ -273,11 +276,14 @@ class _Switch:
                 quiet_since = now
                 picked = picked or tag in chunk
             elif picked and now - quiet_since >= QUIET_S:
-                self.received += self.pipe.receive(QUIET_S)
+                self._collect(self.pipe.receive(QUIET_S))
                 return ""
             if now > deadline:
                 return f"packet {self.sent - 1} not processed within {PACKET_TIMEOUT_S} s"
-            self.received += self.pipe.receive(0.005)
+            self._collect(self.pipe.receive(0.005))
+
+    def _collect(self, frames: list[tuple[int, bytes]]) -> None:
+        self.received += [(self.sent - 1, port, data) for port, data in frames]
 
     def stop(self) -> None:
         if self.pipe is not None:
@@ -292,12 +298,14 @@ class _Switch:
         with contextlib.suppress(OSError):
             os.unlink(f"/tmp/bmv2-{self.device_id}-notifications.ipc")
 
-    def outputs(self, ports: Sequence[int]) -> dict[int, list[bytes]]:
+    def outputs(self, ports: Sequence[int]) -> tuple[dict[int, list[bytes]], dict[int, list[int]]]:
         out: dict[int, list[bytes]] = {p: [] for p in ports}
-        for port, data in self.received:
+        src: dict[int, list[int]] = {p: [] for p in ports}
+        for k, port, data in self.received:
             if port in out:
                 out[port].append(data)
-        return out
+                src[port].append(k)
+        return out, src
 
 
 def observed_ports(commands: Sequence[P.Command]) -> list[int]:
@@ -339,7 +347,7 @@ def run_on_bmv2(
                 break
     finally:
         sw.stop()
-    run.outputs = sw.outputs(observed_ports(commands))
+    run.outputs, run.sources = sw.outputs(observed_ports(commands))
     return run
 
 

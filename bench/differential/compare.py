@@ -14,7 +14,7 @@ from softswitch.frontend.errors import P4Error, P4Unsupported
 from softswitch.stf import parser as P
 from softswitch.stf import run_stf_commands
 
-from .bmv2 import Bmv2Error, Bmv2Tools, Untranslatable, compile_bmv2, run_on_bmv2
+from .bmv2 import Bmv2Error, Bmv2Run, Bmv2Tools, Untranslatable, compile_bmv2, run_on_bmv2
 
 __all__ = ["AGREE", "DIFFER", "EXCLUDED", "REFUSED", "Case", "Outcome", "compare_outputs"]
 
@@ -86,8 +86,8 @@ class Differ:
             )
         return self._configs[case.program]
 
-    def outputs(self, case: Case) -> tuple[dict[int, list[bytes]], dict[int, list[bytes]]]:
-        """(softswitch's, BMv2's) outputs; raises what `run` classifies."""
+    def outputs(self, case: Case) -> tuple[dict[int, list[bytes]], Bmv2Run]:
+        """softswitch's outputs and BMv2's run; raises what `run` classifies."""
         config = self._bmv2(case)
         program = self._softswitch(case)
         ours = run_stf_commands(program, list(case.commands))
@@ -97,7 +97,7 @@ class Differ:
         theirs = run_on_bmv2(self.tools, config, case.commands, self.work / f"run{self._count}")
         if theirs.aborted:
             raise Bmv2Error(f"BMv2 aborted: {theirs.aborted}")
-        return ours.outputs, theirs.outputs
+        return ours.outputs, theirs
 
     def run(self, case: Case) -> Outcome:
         try:
@@ -108,10 +108,64 @@ class Differ:
             return Outcome(case.name, EXCLUDED, f"unsupported: {e}")
         except P4Error as e:
             return Outcome(case.name, REFUSED, str(e).splitlines()[0])
-        diffs = compare_outputs(ours, theirs)
-        if diffs:
-            return Outcome(case.name, DIFFER, "\n  ".join(diffs))
-        return Outcome(case.name, AGREE)
+        diffs = compare_outputs(ours, theirs.outputs)
+        if not diffs:
+            return Outcome(case.name, AGREE)
+        why = self.history_dependent(case, ours, theirs)
+        if why:
+            return Outcome(case.name, EXCLUDED, why)
+        return Outcome(case.name, DIFFER, "\n  ".join(diffs))
+
+    def history_dependent(self, case: Case, ours: dict[int, list[bytes]], theirs: Bmv2Run) -> str:
+        """Why the first difference is BMv2's history, not softswitch's error ('' if not).
+
+        BMv2 reuses a thread's header storage from packet to packet, so reading a field
+        of an invalid header gives bits an earlier packet left there. The packet whose
+        output differs first is run again alone, after the same control commands: if
+        both targets agree on it then, and softswitch's output for it is the one it gave
+        with the other packets before, only BMv2's output depended on those packets."""
+        first = _first_difference(ours, theirs.outputs)
+        if first is None:
+            return ""
+        port, i = first
+        k = theirs.sources[port][i]
+        alone: list[P.Command] = []
+        seen = -1
+        for c in case.commands:
+            if isinstance(c, P.Packet):
+                if len(c.data) % 2:
+                    continue
+                seen += 1
+                if seen == k:
+                    alone.append(c)
+            elif isinstance(c, P.Expect) or seen < k:
+                alone.append(c)
+        solo = Case(case.name, case.program, tuple(alone), case.include_dirs)
+        try:
+            ours_alone, theirs_alone = self.outputs(solo)
+        except (Bmv2Error, P4Error, Unimplemented, Untranslatable):
+            return ""
+        if compare_outputs(ours_alone, theirs_alone.outputs):
+            return ""
+        if i >= len(ours.get(port, [])) or ours[port][i] not in ours_alone.get(port, []):
+            return ""
+        return (
+            f"BMv2's output for input packet {k} depends on the packets before it "
+            f"(alone, both targets send {ours[port][i].hex()} on port {port}): stale bits "
+            "of an invalid header"
+        )
+
+
+def _first_difference(
+    ours: dict[int, list[bytes]], theirs: dict[int, list[bytes]]
+) -> tuple[int, int] | None:
+    """(port, index) of the first BMv2 frame that softswitch did not send the same."""
+    for port in sorted(theirs):
+        a = ours.get(port, [])
+        for i, frame in enumerate(theirs[port]):
+            if i >= len(a) or a[i] != frame:
+                return port, i
+    return None
 
 
 def stf_case(program: Path, stf: Path | None = None, include_dirs: Sequence[Path] = ()) -> Case:

@@ -81,6 +81,15 @@ def _key_index(key: str, names: list[str]) -> int:
     return found
 
 
+def _key_name(key: dict[str, object]) -> str:
+    """A JSON key field's name (older p4c JSON has only its target: header, field)."""
+    name = key.get("name")
+    if isinstance(name, str):
+        return name
+    target = key.get("target")
+    return ".".join(map(str, target)) if isinstance(target, list) else str(target)
+
+
 def _ternary(text: str) -> str:
     base = {"0x": "f", "0b": "1"}.get(text[:2].lower())
     if base is None:
@@ -111,7 +120,7 @@ class CliTranslator:
         self.tables: dict[str, _Table] = {}
         for pipe in doc.get("pipelines", []):
             for t in pipe.get("tables", []):
-                keys = tuple(_Key(k["name"], k["match_type"]) for k in t.get("key", []))
+                keys = tuple(_Key(_key_name(k), k["match_type"]) for k in t.get("key", []))
                 self.tables[t["name"]] = _Table(t["name"], keys, tuple(t.get("actions", [])))
 
     def line(self, c: P.Command) -> str | None:  # noqa: C901 - one branch per command
