@@ -44,6 +44,12 @@ control CnpTrigger(inout headers_t hdr,
     }
 
     apply {
+        // locals first, initialised: p4c checks each use against every path, returns
+        // included
+        bit<32> load = 0;
+        bit<32> slot = (bit<32>)meta.flow_hash[CNP_INDEX_BITS - 1:0];
+        bit<32> now = standard_metadata.ingress_global_timestamp[31:0];
+        bit<64> last = 0;
         if (meta.fwd.routed == 0 || meta.fwd.drop_reason != DROP_NONE) {
             return;
         }
@@ -53,14 +59,10 @@ control CnpTrigger(inout headers_t hdr,
         if (!cnp_config.apply().hit) {
             return;
         }
-        bit<32> load;
         port_queue_depth.read(load, (bit<32>)standard_metadata.egress_spec);
         if (load <= threshold) {
             return;
         }
-        bit<32> slot = (bit<32>)meta.flow_hash[CNP_INDEX_BITS - 1:0];
-        bit<32> now = standard_metadata.ingress_global_timestamp[31:0];
-        bit<64> last;
         cnp_last_sent.read(last, slot);
         if (last[63:63] == 1 && now - last[31:0] < interval) {
             return;

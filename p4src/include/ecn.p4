@@ -50,11 +50,13 @@ control Ecn(inout headers_t hdr,
     }
 
     apply {
+        // locals first, initialised: p4c checks each use against every path, returns
+        // included
+        bit<2> ecn = ECN_NOT_ECT;
         if (meta.fwd.to_cpu == 1
                 || standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE) {
             return;
         }
-        bit<2> ecn;
         if (hdr.ipv4.isValid()) {
             ecn = hdr.ipv4.ecn;
         } else if (hdr.ipv6.isValid()) {

@@ -118,9 +118,8 @@ control LoadBalance(inout headers_t hdr,
     }
 
     apply {
-        if (meta.fwd.routed == 0 || meta.fwd.drop_reason != DROP_NONE) {
-            return;
-        }
+        // locals first, initialised: p4c checks each use against every path, returns
+        // included
         bit<32> group = (bit<32>)meta.fwd.group_id;
         bit<32> slot_base = group << LB_MEMBER_BITS;
         bit<8> size = 0;
@@ -129,6 +128,12 @@ control LoadBalance(inout headers_t hdr,
         bit<32> flowlet_index = (bit<32>)meta.flow_hash[FLOWLET_INDEX_BITS - 1:0];
         bit<64> flowlet = 0;
         bit<32> now = standard_metadata.ingress_global_timestamp[31:0];
+        bit<32> all_slots = 0;
+        bit<32> live = 0;
+        bool group_hit = true;
+        if (meta.fwd.routed == 0 || meta.fwd.drop_reason != DROP_NONE) {
+            return;
+        }
 
         switch (next_hop_group.apply().action_run) {
             use_ecmp: {
@@ -209,57 +214,58 @@ control LoadBalance(inout headers_t hdr,
                 adaptive_best.write(group, idx);
             }
             group_miss: {
-                return;
+                group_hit = false;
             }
         }
-
         // ------------------------------------------------------ liveness
         size = meta.lb.group_size;
-        bit<32> all_slots = ((bit<32>)1 << size) - 1;
-        bit<32> live = meta.lb.live_members & all_slots;
-        if (live == 0) {
+        all_slots = ((bit<32>)1 << size) - 1;
+        live = meta.lb.live_members & all_slots;
+        if (!group_hit) {
+            // group_miss set the drop reason
+        } else if (live == 0) {
             meta.fwd.drop_reason = DROP_NO_LIVE_MEMBER;
-            return;
-        }
-        if (((live >> idx) & 1) == 0) {
-            // rotate the live mask so bit k stands for slot (idx + k) mod size,
-            // then take the lowest set bit
-            bit<32> rotated = ((live >> idx) | (live << (size - idx))) & all_slots;
-            bit<32> lowest = rotated & (~rotated + 1);
-            member_index_t k = 0;
-            if ((lowest & 0xFFFF0000) != 0) {
-                k = k | 16;
+        } else {
+            if (((live >> idx) & 1) == 0) {
+                // rotate the live mask so bit k stands for slot (idx + k) mod size,
+                // then take the lowest set bit
+                bit<32> rotated = ((live >> idx) | (live << (size - idx))) & all_slots;
+                bit<32> lowest = rotated & (~rotated + 1);
+                member_index_t k = 0;
+                if ((lowest & 0xFFFF0000) != 0) {
+                    k = k | 16;
+                }
+                if ((lowest & 0xFF00FF00) != 0) {
+                    k = k | 8;
+                }
+                if ((lowest & 0xF0F0F0F0) != 0) {
+                    k = k | 4;
+                }
+                if ((lowest & 0xCCCCCCCC) != 0) {
+                    k = k | 2;
+                }
+                if ((lowest & 0xAAAAAAAA) != 0) {
+                    k = k | 1;
+                }
+                idx = idx + k;
+                if (idx >= size) {
+                    idx = idx - size;
+                }
             }
-            if ((lowest & 0xFF00FF00) != 0) {
-                k = k | 8;
-            }
-            if ((lowest & 0xF0F0F0F0) != 0) {
-                k = k | 4;
-            }
-            if ((lowest & 0xCCCCCCCC) != 0) {
-                k = k | 2;
-            }
-            if ((lowest & 0xAAAAAAAA) != 0) {
-                k = k | 1;
-            }
-            idx = idx + k;
-            if (idx >= size) {
-                idx = idx - size;
-            }
-        }
-        meta.lb.member_index = idx;
+            meta.lb.member_index = idx;
 
-        if (is_flowlet == 1) {
-            flowlet[63:63] = 1;
-            flowlet[55:48] = idx;
-            flowlet[31:0] = now;
-            flowlet_state.write(flowlet_index, flowlet);
-        }
+            if (is_flowlet == 1) {
+                flowlet[63:63] = 1;
+                flowlet[55:48] = idx;
+                flowlet[31:0] = now;
+                flowlet_state.write(flowlet_index, flowlet);
+            }
 
-        next_hop_member.apply();
-        if (meta.lb.member_found == 1) {
-            member_port.write(slot_base | (bit<32>)idx,
-                              (bit<16>)0x8000 | (bit<16>)standard_metadata.egress_spec);
+            next_hop_member.apply();
+            if (meta.lb.member_found == 1) {
+                member_port.write(slot_base | (bit<32>)idx,
+                                  (bit<16>)0x8000 | (bit<16>)standard_metadata.egress_spec);
+            }
         }
     }
 }

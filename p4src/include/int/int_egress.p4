@@ -145,16 +145,18 @@ control IntEgress(inout headers_t hdr,
     }
 
     apply {
+        // locals first, initialised: p4c checks each use against every path, returns
+        // included
+        bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
         if (meta.fwd.to_cpu == 1 || meta.congestion.trimmed == 1 || !hdr.udp.isValid()) {
             return;
         }
-        bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
         if (is_clone && meta.clone_kind != CLONE_INT_REPORT) {
             return;
         }
         if (!is_clone && meta.int_sink == 1) {
             // sink: the report clone carries this hop's metadata; strip INT
-            if (hdr.int_md.isValid()) {
+            if (hdr.int_md.isValid() && hdr.int_shim.isValid()) {
                 bit<16> int_bytes = ((bit<16>)hdr.int_shim.len) << 2;
                 hdr.udp.dst_port = hdr.int_shim.npt_field;
                 hdr.udp.len = hdr.udp.len - int_bytes;
@@ -185,7 +187,7 @@ control IntEgress(inout headers_t hdr,
                 ip_len = ip_len + INT_HEADER_BYTES;
             }
             // ---------------------------------------------- transit
-            if (hdr.int_md.isValid()) {
+            if (hdr.int_md.isValid() && hdr.int_shim.isValid()) {
                 bit<16> hop_bytes = ((bit<16>)hdr.int_md.hop_ml) << 2;
                 if (hdr.int_md.remaining_hop_cnt == 0) {
                     hdr.int_md.e = 1;
