@@ -43,7 +43,7 @@ demo: $(STAMP)
 	$(BIN)/python -m fabricsim.demo --out demo-out
 
 ptf: $(STAMP)
-	$(BIN)/python ptf_tests/run.py --target $(TARGET)
+	$(BIN)/python ptf_tests/run.py --target $(TARGET) $(if $(BMV2_CLI),--bmv2-cli $(BMV2_CLI))
 
 bench-afpacket: $(STAMP)
 	$(BIN)/python -m bench.afpacket_bench

@@ -2,6 +2,7 @@
 """Run the PTF suite of p4src/fabric.p4 against a target.
 
     ptf_tests/run.py [--target softswitch|bmv2] [--veth] [--test-filter SPEC ...]
+                     [--bmv2-cli PATH] [--record DIR]
 
 1. Compile p4src/fabric.p4 into a build directory: `softswitch compile` (P4Info + device
    config), or `p4c-bm2-ss --p4runtime-files` for BMv2.
@@ -18,6 +19,10 @@
 
 A target that cannot run here (no BMv2 tools, no root for veths, ptf missing) is skipped
 with its reason, exit status 0.
+
+`--bmv2-cli` names the simple_switch_CLI the BMv2 tests use for queue rates, queue depths
+and register reads (default: $SIMPLE_SWITCH_CLI, else PATH, else next to
+simple_switch_grpc).
 
 `--test-filter` takes PTF test specs: a module (`ecn`), a test (`ecn.EcnStepTest`), or a
 group negated with `^`; several may be given (or comma-separated).
@@ -248,6 +253,9 @@ def suite(args: argparse.Namespace, build: Path) -> Outcome:
         "device_id": 0,
         "cpu_port": CPU_PORT,
     }
+    if args.record:
+        args.record.mkdir(parents=True, exist_ok=True)
+        params["record_dir"] = str(args.record.resolve())
     started = time.monotonic()
     if not veth:
         cmd = ptf_command(
@@ -263,6 +271,8 @@ def suite(args: argparse.Namespace, build: Path) -> Outcome:
     else:
         netns = f"sfptf{os.getpid()}"
         params |= {"grpc_addr": f"127.0.0.1:{GRPC_PORT}", "thrift_port": THRIFT_PORT}
+        if args.bmv2_cli:
+            params["bmv2_cli"] = args.bmv2_cli
         with veth_namespace(netns), switch_process(args.target, netns, build / "switch.log"):
             port_map = ",".join(f"{n}=ptf{n}" for n in PORTS)
             cmd = ptf_command(ptf, "veth", port_map, params, build, specs, user=False)
@@ -283,6 +293,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--veth", action="store_true", help="softswitch as a process on veth pairs")
     ap.add_argument("--test-filter", action="append", default=[], metavar="SPEC")
     ap.add_argument("--build-dir", type=Path, help="keep the compiled program and ptf.log here")
+    ap.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="record each test's frames in DIR (for ptf_tests/compare_runs.py)",
+    )
+    ap.add_argument(
+        "--bmv2-cli",
+        default=os.environ.get("SIMPLE_SWITCH_CLI"),
+        help="simple_switch_CLI for BMv2 (default: $SIMPLE_SWITCH_CLI, PATH, or next to "
+        "simple_switch_grpc)",
+    )
     args = ap.parse_args(argv)
     build = args.build_dir or Path(tempfile.mkdtemp(prefix="sfptf-"))
     build.mkdir(parents=True, exist_ok=True)

@@ -62,6 +62,8 @@ class SocketWire:
 class InProcessSwitch:
     """softswitch and its P4Runtime server, started in this process."""
 
+    send_gap_s = 0.0  # QueueControl: bursts go back to back
+
     def __init__(
         self, *, device_id: int = 0, cpu_port: int = 255, priority_queues: int = 2, seed: int = 1
     ) -> None:
