@@ -395,7 +395,7 @@ class FabricTest(BaseTest):
         would otherwise count it in the queue of the next (BMv2 also holds a packet back
         when the port sent one less than 1/pps ago). The rest must be queued within
         1/pps of the first leaving: 250 ms at the default rate. They are sent
-        `send_gap_s` apart (BMv2: 2 ms; a switch that reads its ports slower than
+        `send_gap_s` apart (BMv2: 1 ms; a switch that reads its ports slower than
         packets come loses some when it falls behind). softswitch releases the
         port once all are queued; BMv2 keeps it throttled (it fixes each packet's
         departure when it is queued, so releasing the port would only bunch up packets

@@ -131,7 +131,7 @@ class Bmv2Queues:
     UNTHROTTLED_PPS = 1_000_000
     # seconds between the packets of a burst: back to back, BMv2 (when short of CPU)
     # loses a run of packets its port reader had no room for
-    send_gap_s = 0.002
+    send_gap_s = 0.001
     QUEUE_DEPTH = 10_000  # packets: no tail drop of the tests' bursts (BMv2's default is 64)
 
     def __init__(self, cli: Bmv2Cli, depth_register: str) -> None:
