@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ptf_tests.compare_runs import main, mask_int_timing
+from ptf_tests.compare_runs import main, mask_int_report, mask_int_timing
 from ptf_tests.lib.recorder import Recorder, read_recording
 
 
@@ -77,3 +77,15 @@ def test_int_timing_is_masked_switch_id_and_ports_are_not() -> None:
     other_switch[14 + 20 + 8 + 4 + 12 + 3] = 8  # switch id 9 -> 8
     assert mask_int_timing(bytes(other_switch)) != masked
     assert mask_int_timing(b"\x00" * 10) == b"\x00" * 10
+
+
+def test_int_report_header_and_inner_timing_are_masked() -> None:
+    outer = bytes(12) + b"\x08\x00" + bytes([0x45, 0]) + bytes(7) + bytes([17]) + bytes(10)
+    outer += (40000).to_bytes(2, "big") + (32766).to_bytes(2, "big") + bytes(4)
+
+    def report(seq: int, latency: int) -> bytes:
+        return outer + seq.to_bytes(16, "big") + int_frame(latency)
+
+    assert mask_int_report(report(1, 10)) == mask_int_report(report(2, 99))
+    assert mask_int_report(report(1, 10)) != mask_int_report(outer + bytes(16) + b"other")
+    assert mask_int_report(b"\x01\x02") == b"\x01\x02"
