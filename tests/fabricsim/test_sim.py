@@ -101,7 +101,7 @@ def test_in_order_receiver_pays_for_spraying_tolerant_one_does_not(
     program: CompiledProgram,
 ) -> None:
     topo = leaf_spine(3, 3, 3)  # 9 flows on 3 uplinks per leaf: queues differ per path
-    base = SimConfig(workload="permutation", flow_bytes=120_000, seed=5)
+    base = SimConfig(workload="permutation", flow_bytes=60_000, seed=5)
     res = {
         (mode, rx): simulate(topo, replace(base, mode=mode, receiver=rx), program=program)
         for mode in ("ecmp", "spray")
