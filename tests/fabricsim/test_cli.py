@@ -78,3 +78,18 @@ def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
     assert all(
         r["workload"] == "permutation" and r["throughput_pct_of_line_rate"] > 0 for r in rows
     )
+
+
+def test_demo_grid_and_table() -> None:
+    from fabricsim.demo import SUMMARY_KEYS, demo_jobs, format_table
+
+    jobs = demo_jobs(1000, 500, 300, seed=7)
+    keys = [j.key for j in jobs]
+    workloads = {wl for wl, _ in keys}
+    assert any("permutation" in w for w in workloads) and any("incast" in w for w in workloads)
+    for wl in workloads:
+        assert [m for w, m in keys if w == wl] == ["ecmp", "flowlet", "spray", "adaptive"]
+    assert all(j.config.seed == 7 for j in jobs)
+    row = dict.fromkeys(SUMMARY_KEYS, 0) | {"throughput_pct_of_line_rate": 41.25}
+    table = format_table({"permutation": {"ecmp": row}})
+    assert table.splitlines()[2].split()[:3] == ["permutation", "ecmp", "41.2"]
