@@ -92,6 +92,7 @@ class FabricRun:
         self.started_s: float | None = None
         self.timings: dict[str, float] = {}  # seconds per start-up step
         self.first_sync: dict[str, Any] = {}
+        self.respawns: dict[str, int] = {}  # switch processes started again after exiting
 
     # ------------------------------------------------------------ start
     def start(self, control: bool = True) -> None:
@@ -212,7 +213,26 @@ class FabricRun:
                     self.metrics.update(poll_counters(s, sw.name, ports.get(sw.name, ())))  # type: ignore[union-attr]
 
             self.sessions.run_each("poll", one, raise_errors=False)
+            self._respawn_dead()
             self._stop.wait(self.poll_interval)
+
+    def _respawn_dead(self) -> None:
+        """Start again, on the same address and cables, every switch process of this run
+        that has exited; the watcher then pushes the pipeline and every entry."""
+        for name, h in list(self.handles.items()):
+            if self._stop.is_set() or h.alive():
+                continue
+            log.warning(
+                "%s (pid %d) exited with %s: starting it again",
+                name,
+                h.pid,
+                h.proc.returncode if h.proc else None,
+            )
+            try:
+                self.restart_switch(name)
+                self.respawns[name] = self.respawns.get(name, 0) + 1
+            except Exception as e:  # noqa: BLE001 -- retried at the next poll
+                log.warning("%s: cannot start it again: %s", name, e)
 
     def _save_state(self) -> None:
         assert self.wiring is not None and self.program is not None and self.control is not None

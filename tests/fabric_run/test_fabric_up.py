@@ -4,6 +4,8 @@ entry by entry; a failed link routed around with every pair still reachable."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +90,20 @@ def test_2x2_restarted_switch_is_restored(fabric2x2) -> None:
     new_pid = run.restart_switch(name)
     assert new_pid != old_pid
     assert run.sessions.wait_restored(name, before, timeout=60)
+    assert state_of(run, name) == want
+    check_all_pairs(run, hosts)
+
+
+def test_2x2_killed_switch_is_started_again_and_restored(fabric2x2) -> None:
+    run, hosts = fabric2x2
+    assert run.sessions is not None
+    name = "leaf2"
+    want = {(identity(e), content(e)) for e in run.sessions[name].desired}
+    before = run.sessions[name].counts.restores
+    old_pid = run.handles[name].pid
+    os.kill(old_pid, signal.SIGKILL)  # a process this run started
+    assert run.sessions.wait_restored(name, before, timeout=90)
+    assert run.handles[name].pid != old_pid and run.respawns[name] >= 1
     assert state_of(run, name) == want
     check_all_pairs(run, hosts)
 
