@@ -106,6 +106,12 @@ class FabricRun:
             self.timings[what] = now - mark
             mark = now
 
+        if self.target != "softswitch":
+            raise ValueError(
+                f"target {self.target}: simple_switch_grpc needs real interfaces (veth pairs, "
+                "root) for its cables, not this runner's UDP sockets; run BMv2 fabrics with the "
+                "Mininet runner (fabricnet)"
+            )
         try:
             self.program = compile_program(
                 DEFAULT_P4SRC / "fabric.p4",

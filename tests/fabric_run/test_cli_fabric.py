@@ -66,6 +66,18 @@ def test_up_status_send_set_lb_link_telemetry_stop(tmp_path: Path) -> None:
         out = sf(tmp_path, "send", "h2", "h3", "--count", "100", "--roce").stdout
         assert "100 sent, 100 received, 0 lost" in out
 
+        # p4runtime-shell on leaf1 as a backup: it reads what the controller wrote
+        shell = subprocess.run(
+            [*EXE, "shell", "leaf1"],
+            cwd=tmp_path,
+            input='print("ROUTES", len(list(table_entry["routing_v4"].read())))\nexit\n',
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "as backup (read-only)" in shell.stdout, (shell.stdout, shell.stderr)
+        assert "ROUTES 3" in shell.stdout, (shell.stdout, shell.stderr)  # leaf2's /24, 2 /32s
+
         out = sf(tmp_path, "set-lb", "ecmp").stdout
         assert out.startswith("every group now ecmp:") and "modified on 4 switches" in out
         out = sf(tmp_path, "link", "down", "leaf1", "spine1").stdout
