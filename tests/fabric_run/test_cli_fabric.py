@@ -107,3 +107,23 @@ def test_up_status_send_set_lb_link_telemetry_stop(tmp_path: Path) -> None:
     assert "fabric stopped" in (tmp_path / "up.log").read_text()
     assert not any(alive(p) for p in pids)
     assert not (tmp_path / ".sprayfabric" / "run.json").exists()
+
+
+def test_errors_are_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nswitches: [{name: s1, role: leaf}]\n")
+    r = sf(tmp_path, "up", str(bad), ok=False)
+    assert r.returncode == 1 and "bad.yaml" in r.stderr and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1
+    for args in (("set-lb", "spray"), ("link", "down", "a", "b"), ("telemetry", "--once")):
+        r = sf(tmp_path, *args, ok=False)
+        assert r.returncode == 1 and "no running fabric here" in r.stderr, args
+    r = sf(
+        tmp_path,
+        "up",
+        str(ROOT / "topologies" / "leaf-spine-2x2.yaml"),
+        "--target",
+        "bmv2",
+        ok=False,
+    )
+    assert r.returncode == 1 and "needs real interfaces" in r.stderr
