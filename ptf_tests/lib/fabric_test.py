@@ -383,7 +383,7 @@ class FabricTest(BaseTest):
         self.target.queues.set_rate(port, None)
 
     def burst(
-        self, in_port: int, pkts: Sequence[Packet], out_port: int, pps: float = 4
+        self, in_port: int, pkts: Sequence[Packet], out_port: int, pps: float | None = None
     ) -> list[bytes]:
         """Queue `pkts` on `out_port` while it is served at `pps`: the first is sent alone
         and leaves at once, which makes the port busy for 1/pps; the others, sent back to
@@ -394,13 +394,17 @@ class FabricTest(BaseTest):
         target: a real-time switch that is slow to serve the first packet of a burst
         would otherwise count it in the queue of the next (BMv2 also holds a packet back
         when the port sent one less than 1/pps ago). The rest must be queued within
-        1/pps of the first leaving: 250 ms at the default rate. They are sent
+        1/pps of the first leaving (the target's `burst_pps`: softswitch 4/s, BMv2
+        2/s, as its port reader and ingress fall behind on a loaded machine). They are sent
         `send_gap_s` apart (BMv2: 1 ms; a switch that reads its ports slower than
         packets come loses some when it falls behind). softswitch releases the
         port once all are queued; BMv2 keeps it throttled (it fixes each packet's
         departure when it is queued, so releasing the port would only bunch up packets
         still on their way in), and the frames come at `pps`."""
         frames = [bytes(p) for p in pkts]  # built before the clock starts
+        self.require_queue_control()
+        assert self.target.queues is not None
+        pps = pps or self.target.queues.burst_pps
         self.throttle(out_port, pps)
         self.send(in_port, frames[0])
         out = [self.next_frame(out_port)]

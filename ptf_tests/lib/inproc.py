@@ -63,6 +63,7 @@ class InProcessSwitch:
     """softswitch and its P4Runtime server, started in this process."""
 
     send_gap_s = 0.0  # QueueControl: bursts go back to back
+    burst_pps = 4.0  # QueueControl: the rate bursts queue against
 
     def __init__(
         self, *, device_id: int = 0, cpu_port: int = 255, priority_queues: int = 2, seed: int = 1
