@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck bench bench-afpacket clean ptf demo
+.PHONY: venv test lint typecheck bench bench-afpacket clean ptf demo mininet-demo
 
 TARGET ?= softswitch
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 tests
 
@@ -27,8 +27,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
-	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim
+	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
+	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
@@ -44,6 +44,10 @@ demo: $(STAMP)
 
 ptf: $(STAMP)
 	$(BIN)/python ptf_tests/run.py --target $(TARGET) $(if $(BMV2_CLI),--bmv2-cli $(BMV2_CLI))
+
+# the fabric in Mininet (root; Debian: apt-get install mininet iperf3 iputils-ping ethtool)
+mininet-demo: $(STAMP)
+	$(BIN)/python mininet/demo.py --target $(TARGET)
 
 bench-afpacket: $(STAMP)
 	$(BIN)/python -m bench.afpacket_bench

@@ -3,9 +3,10 @@
 A user-space switch reads and writes whole frames: the veth end of a host must therefore
 compute its own checksums and send no segmentation-offload super-frames, so every host
 interface gets `ethtool -K IFACE rx off tx off sg off tso off gso off gro off`. IPv6 is
-turned off (router solicitations and MLD reports would only load the software switches),
-and the default route points at the leaf's gateway address, which the switch answers
-through its ARP responder: hosts need no static ARP entries.
+turned off (router solicitations and MLD reports would only load the software switches).
+The default route points at the leaf's gateway address when the topology gives one, else
+straight out of the access link (every destination is resolved by ARP); either way the
+switch's ARP responder answers with its router MAC, so hosts need no static ARP entries.
 """
 
 from __future__ import annotations
@@ -37,9 +38,13 @@ class FabricHost(Host):
             if intf.name == "lo":
                 continue
             disable_offloads(self, intf.name)
+        iface = self.defaultIntf()
         if gateway:
-            iface = self.defaultIntf()
             self.cmd(f"ip route replace default via {gateway} dev {iface}")
+        else:
+            # every destination is asked for by ARP on the access link; the leaf's ARP
+            # responder answers with its router MAC
+            self.cmd(f"ip route replace default dev {iface}")
         return result
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +26,17 @@ __all__ = ["MininetMissing", "ensure_mininet", "mininet_missing_reason"]
 _DIST_PACKAGES = (
     Path("/usr/lib/python3/dist-packages"),
     Path("/usr/local/lib/python3/dist-packages"),
+)
+
+
+# commands the runner needs, and the Debian package of each
+_TOOLS = (
+    ("mnexec", "mininet"),
+    ("ip", "iproute2"),
+    ("tc", "iproute2"),
+    ("ethtool", "ethtool"),
+    ("ping", "iputils-ping"),
+    ("iperf3", "iperf3"),
 )
 
 
@@ -81,14 +93,19 @@ def ensure_mininet() -> None:
 
 def mininet_missing_reason() -> str | None:
     """Why a Mininet network cannot be built here, or None if it can (root, Mininet's
-    Python package, `mnexec`, `ip`, `tc`)."""
+    Python package, the commands the runner uses, and a network namespace)."""
     if os.geteuid() != 0:
         return "Mininet needs root"
-    for tool in ("mnexec", "ip", "tc"):
+    for tool, package in _TOOLS:
         if shutil.which(tool) is None:
-            return f"{tool} not found on PATH (Debian: apt-get install mininet)"
+            return f"{tool} not found on PATH (Debian: apt-get install {package})"
     try:
         ensure_mininet()
     except MininetMissing as e:
         return str(e)
+    # a container may deny namespaces even to root: try one (it ends with the process)
+    probe = subprocess.run(["mnexec", "-n", "true"], capture_output=True, text=True, timeout=10)
+    if probe.returncode != 0:
+        why = probe.stderr.strip() or f"exit status {probe.returncode}"
+        return f"cannot create a network namespace here (mnexec -n: {why})"
     return None

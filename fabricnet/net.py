@@ -74,7 +74,15 @@ class FabricNet:
         tag: str = "",
         gateway_of: Any = None,
         free_ports: bool = False,
+        extra_interfaces: dict[str, dict[int, str]] | None = None,
     ) -> None:
+        """`launch` starts one switch process (`fabricnet.launch.launcher`); logs and pcaps
+        go under `workdir`. P4Runtime addresses: `grpc_ports[switch]` on loopback, else the
+        file's `grpc` address (unless `free_ports`), else a free port. `bw_mbit` replaces
+        every link's rate, `netem` applies the file's delay/loss, `tag` prefixes every
+        interface name (runs side by side), `gateway_of(host)` gives a host's default
+        gateway (None: out of its link), `extra_interfaces[switch]` adds ports that are not
+        Mininet links."""
         self.topology = topology
         self.launch = launch
         self.workdir = Path(workdir)
@@ -85,6 +93,7 @@ class FabricNet:
         self.tag = tag
         self.gateway_of = gateway_of
         self.free_ports = free_ports
+        self.extra_interfaces = extra_interfaces or {}
         self.footprint = Footprint()
         self.net: Any = None
 
@@ -112,6 +121,7 @@ class FabricNet:
                 grpc_address=self._grpc_address(sw),
                 log_dir=log_dir,
                 pcap_dir=pcap_dir,
+                extra_interfaces=self.extra_interfaces.get(sw.name),
             )
             self.footprint.add_process(node.pid, f"mininet shell of {sw.name}")
         subnets = {sw.name: sw.subnets for sw in topo.switches}

@@ -55,7 +55,7 @@ class LaunchRequest:
     name: str
     device_id: int
     grpc_address: str
-    interfaces: Mapping[int, str]  # P4 port number -> interface name
+    interfaces: Mapping[int, str]  # P4 port number -> interface (or a softswitch udp: cable)
     log_path: Path
     cpu_port: int = 255
 
@@ -76,6 +76,7 @@ class P4Switch(Switch):
         log_dir: Path,
         pcap_dir: Path | None = None,
         ready_timeout: float = 120.0,
+        extra_interfaces: Mapping[int, str] | None = None,
         **params: Any,
     ) -> None:
         # Mininet derives a datapath id from digits in the name unless given one
@@ -87,6 +88,8 @@ class P4Switch(Switch):
         self.log_path = Path(log_dir) / f"{name}.log"
         self.pcap_dir = pcap_dir
         self.ready_timeout = ready_timeout
+        # ports that are not Mininet links (softswitch's `udp:` cables), port -> spec
+        self.extra_interfaces = dict(extra_interfaces or {})
         self.process: ProcessHandle | None = None
         self.captures: list[subprocess.Popen[bytes]] = []
         # called with (switch, pid, what) for every process started, as soon as it exists
@@ -112,7 +115,7 @@ class P4Switch(Switch):
             name=self.name,
             device_id=self.device_id,
             grpc_address=self.grpc_address,
-            interfaces=ports,
+            interfaces={**ports, **self.extra_interfaces},
             log_path=self.log_path,
         )
         self.process = self.launch(spec)
@@ -130,6 +133,23 @@ class P4Switch(Switch):
 
     def connected(self) -> bool:
         return self.process is not None
+
+    def restart_process(self) -> ProcessHandle:
+        """Stop the switch process by PID and start it again, empty, on the same interfaces
+        and P4Runtime address (not yet ready: wait on the returned handle)."""
+        if self.process is not None:
+            self.process.stop()
+        self.process = self.launch(
+            LaunchRequest(
+                name=self.name,
+                device_id=self.device_id,
+                grpc_address=self.grpc_address,
+                interfaces={**self.data_ports(), **self.extra_interfaces},
+                log_path=self.log_path,
+            )
+        )
+        self._started(self.process.pid, "switch process (restarted)")
+        return self.process
 
     def stop_process(self) -> None:
         """Stop the switch process and the captures, by PID (idempotent)."""

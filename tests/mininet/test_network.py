@@ -6,19 +6,24 @@ these tests are about the network the runner builds and removes, not about routi
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from fabricnet.mn import mininet_missing_reason
 
+from ._tags import unique_tag
+
 REASON = mininet_missing_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"Mininet test: {REASON}")
 
 ROOT = Path(__file__).resolve().parents[2]
 CROSS = ROOT / "bench" / "programs" / "cross_connect.p4"
-TAG = "zq"  # prefix of the interfaces of the first test (each test has its own: xdist)
+TAG = unique_tag("zq")  # interface prefix of the first test (each test has its own)
 
 
 def _topology():  # type: ignore[no-untyped-def]
@@ -152,7 +157,7 @@ def test_hosts_ping_through_the_switch_process_and_nothing_is_left(
 
 
 def test_an_exception_inside_the_run_leaves_nothing(tmp_path: Path, program: Path) -> None:
-    fnet = _network(tmp_path, program, "zr")
+    fnet = _network(tmp_path, program, unique_tag("zr"))
     with pytest.raises(RuntimeError, match="test failure"), fnet:
         fnet.start()
         assert fnet.footprint.leftovers().processes  # running now
@@ -166,7 +171,8 @@ def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, pro
     script = tmp_path / "commands"
     script.write_text("set-lb spray\nset-lb ecmp 3\ncounters\nlink down h1 s1\nlink s1 h1 up\n")
     control = FakeControl()
-    fnet = _network(tmp_path, program, "zp")
+    tag = unique_tag("zp")
+    fnet = _network(tmp_path, program, tag)
     with fnet:
         fnet.start()
         states = []
@@ -177,7 +183,7 @@ def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, pro
             states.append(
                 (
                     state,
-                    fnet.host("h1").cmd("cat", "/sys/class/net/zph1-eth0/operstate").strip(),
+                    fnet.host("h1").cmd("cat", f"/sys/class/net/{tag}h1-eth0/operstate").strip(),
                 )
             )
 
@@ -192,3 +198,57 @@ def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, pro
         ("link_up", "s1", "h1"),
     ]
     assert states == [("down", "down"), ("up", "up")]
+
+
+_PROMPT_CHILD = """
+import sys
+from pathlib import Path
+from fabricnet.cli import FabricCLI
+from fabricnet.signals import Terminated, interrupt_on_termination
+from tests.mininet.test_network import FakeControl, _network
+
+interrupt_on_termination()
+fnet = _network(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])
+try:
+    with fnet:
+        fnet.start()
+        print("prompt up", flush=True)
+        FabricCLI(fnet.net, FakeControl())  # reads the parent's pipe, which stays silent
+except Terminated as e:
+    print("terminated by", e, flush=True)
+print("left:", fnet.footprint.leftovers(), flush=True)
+"""
+
+
+def test_sigterm_at_the_prompt_ends_the_run_and_leaves_nothing(
+    tmp_path: Path, program: Path
+) -> None:
+    # Mininet's prompt survives Ctrl-C (KeyboardInterrupt); a SIGTERM must end the run
+    tag = unique_tag("zt")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PROMPT_CHILD, str(tmp_path), str(program), tag],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("prompt up"):
+                break
+        assert lines and lines[-1].startswith("prompt up"), "".join(lines)
+        time.sleep(0.5)  # into the prompt's read
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "terminated by signal SIGTERM" in out, out
+    assert "left: nothing" in out, out
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert f"{tag}s1-eth" not in links and f"{tag}h1-eth" not in links

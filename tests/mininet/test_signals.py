@@ -8,12 +8,12 @@ import sys
 
 _CHILD = """
 import os, signal, time
-from fabricnet.signals import interrupt_on_termination
+from fabricnet.signals import Terminated, interrupt_on_termination
 interrupt_on_termination()
 try:
     print("ready", flush=True)
     time.sleep(30)
-except KeyboardInterrupt as e:
+except Terminated as e:
     print("cleaned up after", e, flush=True)
 """
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run a topology file's fabric in Mininet with a prompt (root).
+
+    mininet/run.py TOPOLOGY [--target softswitch|bmv2] [--bw MBIT] [--netem] [--pcap]
+                   [--workdir DIR] [--free-ports] [--policy FILE] [--lb-mode MODE] ...
+
+Hosts get the file's IPs and MACs, links its rates (htb), every switch a P4 switch process
+on its veths with the file's P4Runtime address (`--free-ports`: any free loopback port);
+the controller programs them all. At the `sprayfabric>` prompt Mininet's commands work
+(`pingall`, `h1 ping h3`, `h1 iperf3 -s &`, ...) plus `set-lb MODE [GROUP]`,
+`link down|up A B`, `counters` and `switches`. Ctrl-D (or `exit`) stops everything; logs
+(and pcaps with --pcap) stay in the work folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.lb import PolicyError, add_policy_arguments, policy_from_args
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="mininet/run.py", description=__doc__.split("\n")[0])
+    p.add_argument("topology", type=Path)
+    p.add_argument("--target", choices=("softswitch", "bmv2"), default="softswitch")
+    p.add_argument("--bw", type=float, metavar="MBIT", help="every link's rate (htb)")
+    p.add_argument("--netem", action="store_true", help="apply link delay/loss (tc netem)")
+    p.add_argument("--pcap", action="store_true", help="a pcap per switch port")
+    p.add_argument(
+        "--workdir", type=Path, default=Path(".sprayfabric"), help="logs, pcaps, run state"
+    )
+    p.add_argument("--free-ports", action="store_true", help="P4Runtime on free ports")
+    add_policy_arguments(p)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from fabricnet import mininet_missing_reason
+
+    reason = mininet_missing_reason()
+    if reason is not None:
+        print(f"mininet/run.py: {reason}", file=sys.stderr)
+        return 1
+    from mininet.log import setLogLevel
+
+    from controller.topology import TopologyError, load_topology
+    from fabricnet.cli import FabricCLI
+    from fabricnet.fabric import MininetFabric, RunOptions
+    from fabricnet.net import CleanupError
+    from fabricnet.signals import Terminated, interrupt_on_termination
+
+    try:
+        topology = load_topology(args.topology)
+        policy = policy_from_args(args)
+    except (OSError, TopologyError, PolicyError) as e:
+        print(f"mininet/run.py: {e}", file=sys.stderr)
+        return 1
+    interrupt_on_termination()
+    setLogLevel("info")
+    options = RunOptions(
+        target=args.target,
+        workdir=args.workdir,
+        policy=policy,
+        topology_path=str(args.topology),
+        pcap=args.pcap,
+        bw_mbit=args.bw,
+        netem=args.netem,
+        free_ports=args.free_ports,
+    )
+    try:
+        with MininetFabric(topology, options) as fab:
+            for sw in fab.net.switch_targets():
+                print(f"*** {sw.name}: P4Runtime {sw.grpc_address}, device id {sw.device_id}")
+            FabricCLI(fab.mininet, fab.control())
+    except CleanupError as e:
+        print(f"mininet/run.py: {e}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, Terminated) as e:
+        print(
+            f"\nmininet/run.py: stopped ({e or 'interrupted'}); everything it started was removed",
+            file=sys.stderr,
+        )
+        return 130
+    except Exception as e:  # one line for the user; everything was stopped already
+        print(f"mininet/run.py: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
