@@ -160,6 +160,28 @@ def _id_override(annots: pinfo.Annotations, what: str) -> int | None:
     return v
 
 
+def _translated_width(t: Any) -> int | None:
+    """The controller's width of a type with @p4runtime_translation (0: a string), or None
+    for a type without one."""
+    body = _annotation(getattr(t, "annotations", ()) or (), "p4runtime_translation")
+    if body is None:
+        return None
+    toks = [p for p in _split_commas(_tokens(body)) if p]
+    ctl = toks[1] if len(toks) > 1 else []
+    if not ctl or ctl[0].startswith('"') or ctl == ["string"]:
+        return 0
+    if ctl[:2] == ["bit", "<"] and len(ctl) > 2:  # bit<W>
+        return _int_arg(ctl[2]) or 0
+    return _int_arg(" ".join(ctl)) or 0
+
+
+def _p4rt_width(t: Any, width: int) -> int:
+    """The bitwidth P4Info gives a value of type `t`: the controller's width for a
+    translated type (p4c's getTypeWidth), else `width`."""
+    w = _translated_width(t) if isinstance(t, T.NewType) else None
+    return width if w is None else w
+
+
 def _add_annotations(msg: Any, annots: pinfo.Annotations, skip: Iterable[str] = ()) -> None:
     skipped = _NOT_ECHOED | frozenset(skip)
     for n, body in annots:
@@ -267,13 +289,11 @@ class _TypeInfo:
             toks = [p for p in _split_commas(_tokens(translation)) if p]
             uri = _string_arg(" ".join(toks[0])) if toks else None
             nt.translated_type.uri = uri or ""
-            ctl = toks[1] if len(toks) > 1 else []
-            if ctl and (ctl[0].startswith('"') or ctl == ["string"]):
+            ctl = _translated_width(t)
+            if ctl == 0:
                 nt.translated_type.sdn_string.SetInParent()
-            elif ctl[:2] == ["bit", "<"] and len(ctl) > 2:  # bit<W>
-                nt.translated_type.sdn_bitwidth = _int_arg(ctl[2]) or 0
-            elif ctl:
-                nt.translated_type.sdn_bitwidth = _int_arg(" ".join(ctl)) or 0
+            elif ctl is not None:
+                nt.translated_type.sdn_bitwidth = ctl
         else:
             nt.original_type.CopyFrom(spec)
         # the type's other annotations are echoed, as p4c does (SAI-P4's
@@ -510,7 +530,7 @@ class _Builder:
                 ):
                     pm.type_name.name = stripped.name
                 else:
-                    pm.bitwidth = p.width
+                    pm.bitwidth = _p4rt_width(ptype, p.width)
                     if isinstance(ptype, T.NewType):
                         pm.type_name.name = ptype.name
                     elif ptype is None and p.type_name:
@@ -579,7 +599,7 @@ class _Builder:
             _add_annotations(mf, k.annotations)
             _add_doc(mf, k.annotations)
             ktype = k.type
-            mf.bitwidth = 0 if isinstance(ktype, T.ErrorType) else k.width
+            mf.bitwidth = 0 if isinstance(ktype, T.ErrorType) else _p4rt_width(ktype, k.width)
             mt = _MATCH_TYPES.get(k.match_kind)
             if mt is not None:
                 mf.match_type = mt
@@ -799,8 +819,8 @@ class _Builder:
                 m.id = fid
                 m.name = _annotation_name(f.annotations) or f.name
                 _add_annotations(m, f.annotations)
-                m.bitwidth = f.width
                 ftype = f.type
+                m.bitwidth = _p4rt_width(ftype, f.width)
                 if isinstance(ftype, T.NewType):
                     m.type_name.name = ftype.name
                 self.type_info.touch(ftype)

@@ -44,6 +44,11 @@ def test_annotations_reach_p4info_as_p4c_writes_them() -> None:
     ]
     port = info.type_info.new_types["port_id_t"]
     assert list(port.annotations) == ['@port_hint("front panel")']
+    assert port.translated_type.uri == "example.org/port_id"
+    assert port.translated_type.HasField("sdn_string")
+    # a translated value has the controller's width: a string has none
+    [punt] = info.controller_packet_metadata
+    assert [(m.name, m.bitwidth) for m in punt.metadata] == [("ingress_port", 0), ("reason", 9)]
     assert [h.preamble.name for h in info.controller_packet_metadata] == ["packet_in"]
 
 

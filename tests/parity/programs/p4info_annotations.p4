@@ -1,12 +1,14 @@
 // Annotations as p4c writes them into P4Info: a string spanning lines inside
 // @entry_restriction (comment-like text and all, macros expanded as cpp -C does),
-// annotations of user-defined types, and a controller header type that is not whole
-// bytes but never instantiated.
+// user-defined types with @p4runtime_translation (P4Info gives their values the
+// controller's width: none for a string) and other annotations, and a controller header
+// type that is not whole bytes but never instantiated.
 #include <core.p4>
 #include <v1model.p4>
 
 #define WIDE_KIND 0x0800
 
+@p4runtime_translation("example.org/port_id", string)
 @port_hint("front panel")
 type bit<9> port_id_t;
 
@@ -44,9 +46,9 @@ control NoVerify(inout hdrs_t hdr, inout meta_t meta) {
 }
 
 control Classify(inout hdrs_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    action set_val(bit<8> v, port_id_t port) {
+    action set_val(bit<8> v, bit<9> port) {
         hdr.op.val = v;
-        sm.egress_spec = (bit<9>)port;
+        sm.egress_spec = port;
     }
     @entry_restriction("
         // a wide kind is never classified here
