@@ -84,6 +84,8 @@ def mininet_desired_state(run: FabricRun) -> dict[str, list[Entity]]:
 class _MininetRun(FabricRun):
     """The controller's FabricRun whose switch processes Mininet starts."""
 
+    cabled_targets = ("softswitch", "bmv2")  # veths take either
+
     def __init__(self, topology: Any, options: RunOptions) -> None:
         super().__init__(
             topology,

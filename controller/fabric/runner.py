@@ -53,6 +53,10 @@ class FabricRun:
     """See the module docstring. `desired_state(run)` gives every switch's entities for the
     current routes (`run.failed_links()`) and policy (`run.policy`)."""
 
+    # targets whose switches this run can cable (UDP sockets: softswitch only); a subclass
+    # that starts its switches on real interfaces (fabricnet's Mininet run) widens it
+    cabled_targets: tuple[str, ...] = ("softswitch",)
+
     def __init__(
         self,
         topology: Any,
@@ -106,7 +110,7 @@ class FabricRun:
             self.timings[what] = now - mark
             mark = now
 
-        if self.target != "softswitch":
+        if self.target not in self.cabled_targets:
             raise ValueError(
                 f"target {self.target}: simple_switch_grpc needs real interfaces (veth pairs, "
                 "root) for its cables, not this runner's UDP sockets; run BMv2 fabrics with the "
