@@ -64,6 +64,7 @@ class InProcessSwitch:
 
     send_gap_s = 0.0  # QueueControl: bursts go back to back
     burst_pps = 4.0  # QueueControl: the rate bursts queue against
+    drain_quiet_s = 0.03  # QueueControl: the occupancy it reports is exact
 
     def __init__(
         self, *, device_id: int = 0, cpu_port: int = 255, priority_queues: int = 2, seed: int = 1

@@ -38,6 +38,7 @@ class QueueControl(Protocol):
 
     send_gap_s: float  # pause between the packets of a burst (0: back to back)
     burst_pps: float  # the rate a burst is queued against (its window is 1/burst_pps)
+    drain_quiet_s: float  # after a drain: silence that proves no packet is still queued
 
     def set_rate(self, port: int, pps: float | None) -> None:
         """Serve `port` at `pps` packets/s; None: as fast as the target can."""
@@ -134,6 +135,7 @@ class Bmv2Queues:
     # loses a run of packets its port reader had no room for
     send_gap_s = 0.001
     burst_pps = 2.0
+    drain_quiet_s = 0.6
     QUEUE_DEPTH = 10_000  # packets: no tail drop of the tests' bursts (BMv2's default is 64)
 
     def __init__(self, cli: Bmv2Cli, depth_register: str) -> None:
