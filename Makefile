@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 .PHONY: venv test lint typecheck bench bench-afpacket clean ptf demo mininet-demo
 
 TARGET ?= softswitch
+# the Python trees ruff checks and formats
+PY_DIRS := softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
 
 $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 	$(PYTHON) -m venv $(VENV)
@@ -18,17 +20,16 @@ $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 
 venv: $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
-	$(BIN)/mypy
+test: typecheck
+	$(BIN)/ruff check $(PY_DIRS)
 	$(BIN)/pytest -n 2 tests
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
 lint: $(STAMP)
-	$(BIN)/ruff check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
-	$(BIN)/ruff format --check softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
+	$(BIN)/ruff check $(PY_DIRS)
+	$(BIN)/ruff format --check $(PY_DIRS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine_bench
