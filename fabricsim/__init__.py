@@ -1,7 +1,7 @@
 """fabricsim: fabric.p4 on every switch of a simulated fabric (docs/fabricsim.md).
 
-    from fabricsim import SimConfig, simulate
-    result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed=1))
+from fabricsim import SimConfig, simulate
+result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed=1))
 """
 
 from .events import EventLoop
