@@ -39,6 +39,17 @@ def strip_doc(msg: object) -> None:
                 strip_doc(v)
 
 
+def comparable(msg: p4info_pb2.P4Info, theirs: p4info_pb2.P4Info) -> p4info_pb2.P4Info:
+    """`msg` (either side) cleared in place of what p4c and softswitch may rightly write
+    differently: every `doc`, and each table's `initial_default_action` when p4c's P4Info
+    `theirs` has none (p4c writes that field only since 1.2.4.15)."""
+    strip_doc(msg)
+    if not any(t.HasField("initial_default_action") for t in theirs.tables):
+        for t in msg.tables:
+            t.ClearField("initial_default_action")
+    return msg
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=Path, required=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
+from bench.p4c_conformance import comparable
 from softswitch._proto import p4info_pb2
 from softswitch.compiler import compile_file
 from softswitch.p4info import p4info_for
@@ -52,22 +53,6 @@ def test_annotations_reach_p4info_as_p4c_writes_them() -> None:
     assert [h.preamble.name for h in info.controller_packet_metadata] == ["packet_in"]
 
 
-def _clean(msg: p4info_pb2.P4Info, drop_initial_default: bool) -> p4info_pb2.P4Info:
-    def strip_doc(m: object) -> None:
-        for fd, value in list(m.ListFields()):  # type: ignore[attr-defined]
-            if fd.name == "doc":
-                m.ClearField("doc")  # type: ignore[attr-defined]
-            elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
-                for v in value if fd.is_repeated else [value]:
-                    strip_doc(v)
-
-    strip_doc(msg)
-    if drop_initial_default:
-        for t in msg.tables:
-            t.ClearField("initial_default_action")
-    return msg
-
-
 @pytest.mark.skipif(
     shutil.which("p4c-bm2-ss") is None,
     reason="p4c-bm2-ss (the p4lang compiler) is not on PATH",
@@ -89,6 +74,7 @@ def test_p4info_is_p4cs(p4: Path, tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     theirs = text_format.Parse((tmp_path / "p.txtpb").read_text(), p4info_pb2.P4Info())
-    old_p4c = not any(t.HasField("initial_default_action") for t in theirs.tables)
-    ours = _clean(p4info_for(compile_file(p4)), old_p4c)
-    assert text_format.MessageToString(ours) == text_format.MessageToString(_clean(theirs, old_p4c))
+    ours = comparable(p4info_for(compile_file(p4)), theirs)
+    assert text_format.MessageToString(ours) == text_format.MessageToString(
+        comparable(theirs, theirs)
+    )
