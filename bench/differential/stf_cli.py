@@ -158,8 +158,11 @@ class CliTranslator:
     def _table(self, name: str) -> _Table:
         return self.tables[_by_suffix(name, list(self.tables), "table")]
 
-    def _args(self, table: _Table, action: str, args: tuple[tuple[str, str], ...]) -> list[str]:
-        full = _by_suffix(action, list(table.actions), f"action (table {table.name})")
+    def _action(self, table: _Table, action: str) -> str:
+        return _by_suffix(action, list(table.actions), f"action (table {table.name})")
+
+    def _args(self, full: str, args: tuple[tuple[str, str], ...]) -> list[str]:
+        """The values of `args` in the order of action `full`'s parameters."""
         names = self.params.get(full, [])
         given = dict(args)
         unknown = set(given) - set(names)
@@ -196,8 +199,8 @@ class CliTranslator:
                 cells[i] = text
         if any(v is None for v in cells):
             return None
-        full = _by_suffix(c.action, list(t.actions), f"action (table {t.name})")
-        args = self._args(t, c.action, c.args)
+        full = self._action(t, c.action)
+        args = self._args(full, c.args)
         out = f"table_add {t.name} {full} {' '.join(v for v in cells if v)} => {' '.join(args)}"
         if c.priority is not None and any(k.kind in ("ternary", "optional") for k in t.keys):
             out += f" {PRIORITY_BASE - c.priority}"
@@ -205,7 +208,7 @@ class CliTranslator:
 
     def _set_default(self, c: P.SetDefault) -> str:
         t = self._table(c.table)
-        args = self._args(t, c.action, c.args)
+        args = self._args(self._action(t, c.action), c.args)
         return f"table_set_default {c.table} {c.action} {' '.join(args)}".rstrip()
 
 
