@@ -187,6 +187,7 @@ def _sim(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from fabricsim.demo import SUMMARY_KEYS
     from fabricsim.jobs import Job, run_jobs
 
     _load(args.topology)  # errors before any worker starts
@@ -209,22 +210,7 @@ def _sweep(args: argparse.Namespace) -> int:
             "seed": int(k[2]),
             "load": None if k[3] == "-" else float(k[3]),
         }
-        | {
-            key: r[key]
-            for key in (
-                "throughput_pct_of_line_rate",
-                "fct_p50_us",
-                "fct_p99_us",
-                "reordered_pct",
-                "ecn_marks",
-                "cnps",
-                "trims",
-                "drops",
-                "max_queue_pkts",
-                "retransmissions",
-                "pfc_pause_us",
-            )
-        }
+        | {key: r[key] for key in (*SUMMARY_KEYS, "pfc_pause_us")}
         for k, r in sorted(results.items())
     ]
     with output(args.output) as f:

@@ -78,6 +78,19 @@ def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
     assert all(
         r["workload"] == "permutation" and r["throughput_pct_of_line_rate"] > 0 for r in rows
     )
+    from fabricsim.demo import SUMMARY_KEYS
+
+    assert all(set(SUMMARY_KEYS) | {"pfc_pause_us"} <= r.keys() for r in rows)
+    assert all(r["flows_completed"] > 0 for r in rows)
+
+
+def test_cli_choices_are_the_simulators() -> None:
+    # the CLI keeps its own copies so that parsing does not import the simulator
+    import fabricsim
+    from controller.cli import sim
+
+    assert sim.MODES == fabricsim.MODES
+    assert tuple(fabricsim.WORKLOADS) == sim.WORKLOADS
 
 
 def test_demo_grid_and_table() -> None:
