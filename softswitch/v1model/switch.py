@@ -228,24 +228,17 @@ class Switch:
         With unthrottled ports (the default) that is everything the packet produces. With
         queue rates set, packets still queued leave later: see `inject` and `run_until`.
         """
+        return [(o.port, o.data) for o in self.receive(port, data)]
+
+    def receive(self, port: int, data: bytes) -> list[Output]:
+        """`process` with the send times: the packets sent by now, as `Output`s."""
         if not self.tm.configured and not self._out:
             # no queue was ever configured or used: nothing waits, nothing to serve
             self._ingress(port, bytes(data), NORMAL, None, 0)
             out, self._out = self._out, []
-            return [(o.port, o.data) for o in out]
-        self.inject(port, data)
-        return [(o.port, o.data) for o in self.run_until(self._ticks())]
-
-    def receive(self, port: int, data: bytes) -> list[Output]:
-        """Receive one packet on `port` now and return the packets sent by now (with their
-        times). The path of a switch process: with no queue configured, the packet runs
-        straight through, as in `process`."""
-        if not self.tm.configured and not self._out:
-            self._ingress(port, bytes(data), NORMAL, None, 0)
-            out, self._out = self._out, []
             return out
         self.inject(port, data)
-        return self.run_until(self.clock.now_us())
+        return self.run_until(self._ticks())
 
     def inject(self, port: int, data: bytes) -> None:
         """Receive a packet on `port` at the current time: parse, ingress, enqueue.

@@ -94,3 +94,17 @@ def test_pause_holds_a_queue_and_resume_releases_it() -> None:
     assert sw.tm.ingress_occupancy[(7, 0)] == 0
     with pytest.raises(ValueError):
         sw.tm.pause(1, 3, True)
+
+
+def test_receive_serves_what_is_due_now_in_ns() -> None:
+    """`receive` (and `process`) on an external clock serve up to the clock's ns, not its
+    microseconds: a packet reaching an idle rate-limited port leaves at once."""
+    clock = ExternalClock(7_000)
+    sw = switch(SRC, clock=clock)
+    sw.tm.set_rate(bps=100e9)
+    out = sw.receive(0, frame(1))
+    assert [(o.time_us, o.port, o.data[0]) for o in out] == [(7_000, 1, 1)]
+    clock.set(7_060)  # the server is busy with packet 1 until 7_120
+    assert sw.process(0, frame(2)) == []
+    clock.set(7_120)
+    assert [d[0] for _p, d in sw.process(0, frame(3))] == [2]
