@@ -99,7 +99,7 @@ class _MininetRun(FabricRun):
         self.options = options
         self.fabric_net: FabricNet | None = None
 
-    def _start_processes(self) -> None:
+    def start_processes(self) -> None:
         assert self.wiring is not None
         opts = self.options
         ports = {

@@ -137,7 +137,7 @@ class FabricRun:
                 self.collector.address,
             )
             lap("compile")
-            self._start_processes()
+            self.start_processes()
             lap("processes")
             self.sessions = FabricSessions(
                 [
@@ -179,7 +179,10 @@ class FabricRun:
             log_file=self.workdir / "logs" / f"{name}.log",
         )
 
-    def _start_processes(self) -> None:
+    def start_processes(self) -> None:
+        """Start every switch of `self.wiring` and fill `self.handles` (name -> process),
+        ready for P4Runtime. The hook a run that starts its switches another way overrides
+        (fabricnet's Mininet run: one process per Mininet node, on its veths)."""
         assert self.wiring is not None
         for name in self.wiring.switches:  # all start at once, then wait for each
             self.handles[name] = SwitchProcess(self.spec(name)).start()
