@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Footprint", "Leftovers", "netns_inode", "process_start_time"]
+__all__ = ["CleanupError", "Footprint", "Leftovers", "netns_inode", "process_start_time"]
 
 _PROC = Path("/proc")
 
@@ -94,6 +94,14 @@ class Leftovers:
                 + ", ".join(f"{h} (pids {', '.join(map(str, ps))})" for h, ps in self.namespaces)
             )
         return "; ".join(parts) if parts else "nothing"
+
+
+class CleanupError(RuntimeError):
+    """Something the run created could not be removed."""
+
+    def __init__(self, left: Leftovers) -> None:
+        self.left = left
+        super().__init__(f"left behind after stopping the network: {left}")
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .footprint import Footprint, Leftovers
+from .footprint import CleanupError, Footprint, Leftovers
 from .hosts import FabricHost
 from .mn import ensure_mininet
 from .plan import host_prefix, interface_name, link_shape
@@ -39,14 +39,6 @@ from mininet.net import Mininet  # noqa: E402
 __all__ = ["CleanupError", "FabricNet", "SwitchEndpoint"]
 
 log = logging.getLogger("fabricnet")
-
-
-class CleanupError(RuntimeError):
-    """Something the run created could not be removed."""
-
-    def __init__(self, left: Leftovers) -> None:
-        self.left = left
-        super().__init__(f"left behind after stopping the network: {left}")
 
 
 @dataclass(frozen=True, slots=True)

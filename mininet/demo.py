@@ -43,17 +43,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from controller.topology import TopologyError, load_topology
     from fabricnet.demo import run_demo
-    from fabricnet.net import CleanupError
-    from fabricnet.signals import Terminated, interrupt_on_termination
+    from fabricnet.signals import run_entry
 
     try:
         topology = load_topology(args.topology)
     except (OSError, TopologyError) as e:
         print(f"mininet-demo: {e}", file=sys.stderr)
         return 1
-    interrupt_on_termination()
-    t0 = time.monotonic()
-    try:
+
+    def body() -> int:
+        t0 = time.monotonic()
         ok = run_demo(
             topology,
             target=args.target,
@@ -63,20 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             modes=[m for m in args.modes.split(",") if m],
             pcap=args.pcap,
         )
-    except CleanupError as e:
-        print(f"mininet-demo: {e}", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, Terminated) as e:
-        print(
-            f"\nmininet-demo: stopped ({e or 'interrupted'}); everything it started was removed",
-            file=sys.stderr,
-        )
-        return 130
-    except Exception as e:  # one line for the user; everything was stopped already
-        print(f"mininet-demo: error: {e}", file=sys.stderr)
-        return 1
-    print(f"mininet-demo: {time.monotonic() - t0:.0f} s; logs in {args.workdir / 'logs'}")
-    return 0 if ok else 1
+        print(f"mininet-demo: {time.monotonic() - t0:.0f} s; logs in {args.workdir / 'logs'}")
+        return 0 if ok else 1
+
+    return run_entry("mininet-demo", body)
 
 
 if __name__ == "__main__":

@@ -49,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     from controller.topology import TopologyError, load_topology
     from fabricnet.cli import FabricCLI
     from fabricnet.fabric import MininetFabric, RunOptions
-    from fabricnet.net import CleanupError
-    from fabricnet.signals import Terminated, interrupt_on_termination
+    from fabricnet.signals import run_entry
 
     try:
         topology = load_topology(args.topology)
@@ -58,8 +57,6 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, TopologyError, PolicyError) as e:
         print(f"mininet/run.py: {e}", file=sys.stderr)
         return 1
-    interrupt_on_termination()
-    setLogLevel("info")
     options = RunOptions(
         target=args.target,
         workdir=args.workdir,
@@ -70,24 +67,16 @@ def main(argv: list[str] | None = None) -> int:
         netem=args.netem,
         free_ports=args.free_ports,
     )
-    try:
+
+    def body() -> int:
+        setLogLevel("info")
         with MininetFabric(topology, options) as fab:
             for sw in fab.net.switch_targets():
                 print(f"*** {sw.name}: P4Runtime {sw.grpc_address}, device id {sw.device_id}")
             FabricCLI(fab.mininet, fab.control())
-    except CleanupError as e:
-        print(f"mininet/run.py: {e}", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, Terminated) as e:
-        print(
-            f"\nmininet/run.py: stopped ({e or 'interrupted'}); everything it started was removed",
-            file=sys.stderr,
-        )
-        return 130
-    except Exception as e:  # one line for the user; everything was stopped already
-        print(f"mininet/run.py: error: {e}", file=sys.stderr)
-        return 1
-    return 0
+        return 0
+
+    return run_entry("mininet/run.py", body)
 
 
 if __name__ == "__main__":
