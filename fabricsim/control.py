@@ -24,7 +24,7 @@ from controller.lb import FabricEncoder, Policy, SwitchIntent
 from controller.lb.from_topology import switch_intent
 from controller.p4info import P4Schema
 from controller.routing import compute_routes
-from softswitch._proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2 as p4r
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
 
