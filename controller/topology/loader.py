@@ -39,6 +39,7 @@ _HOST_KEYS = {"name", "ip", "mac", "switch", "port", "plane", "server", "rate", 
 _LINK_KEYS = {"a", "a_port", "b", "b_port", "rate", "delay", "loss"}
 
 T = TypeVar("T")
+_Wire = tuple[int, int, float]  # rate_bps, delay_ns, loss
 
 
 def host_mac_for(ip: str) -> str:
@@ -148,12 +149,19 @@ def _build(data: object) -> Topology:
     rates: dict = {}
     delays: dict = {}
     losses: dict = {}
+
+    def wire(m: dict, path: str, default: _Wire) -> _Wire:
+        """(rate_bps, delay_ns, loss) of entry `m`, `default`'s where a key is absent."""
+        return (
+            _parsed(parse_rate, m["rate"], f"{path}.rate", rates) if "rate" in m else default[0],
+            _parsed(parse_delay, m["delay"], f"{path}.delay", delays)
+            if "delay" in m
+            else default[1],
+            _parsed(parse_loss, m["loss"], f"{path}.loss", losses) if "loss" in m else default[2],
+        )
+
     defaults = _mapping(top.get("defaults") or {}, "defaults", _DEFAULT_KEYS, ())
-    d_rate = _parsed(parse_rate, defaults.get("rate", DEFAULT_RATE_BPS), "defaults.rate", rates)
-    d_delay = _parsed(
-        parse_delay, defaults.get("delay", DEFAULT_DELAY_NS), "defaults.delay", delays
-    )
-    d_loss = _parsed(parse_loss, defaults.get("loss", 0.0), "defaults.loss", losses)
+    d_wire = wire(defaults, "defaults", (DEFAULT_RATE_BPS, DEFAULT_DELAY_NS, 0.0))
 
     switches: list[SwitchNode] = []
     plane_of: dict[str, int] = {}
@@ -191,6 +199,7 @@ def _build(data: object) -> Topology:
         ip = _ip(h["ip"], f"{path}.ip")
         switch = _str(h["switch"], f"{path}.switch")
         mac = h.get("mac")
+        rate_bps, delay_ns, loss = wire(h, path, d_wire)
         hosts.append(
             HostNode(
                 name=_str(h["name"], f"{path}.name"),
@@ -204,15 +213,9 @@ def _build(data: object) -> Topology:
                 if "plane" in h
                 else plane_of.get(switch, 0),
                 server="" if h.get("server") is None else _str(h["server"], f"{path}.server"),
-                rate_bps=_parsed(parse_rate, h["rate"], f"{path}.rate", rates)
-                if "rate" in h
-                else d_rate,
-                delay_ns=_parsed(parse_delay, h["delay"], f"{path}.delay", delays)
-                if "delay" in h
-                else d_delay,
-                loss=_parsed(parse_loss, h["loss"], f"{path}.loss", losses)
-                if "loss" in h
-                else d_loss,
+                rate_bps=rate_bps,
+                delay_ns=delay_ns,
+                loss=loss,
             )
         )
 
@@ -220,21 +223,16 @@ def _build(data: object) -> Topology:
     for i, raw in enumerate(_list(top.get("links"), "links")):
         path = f"links[{i}]"
         lk = _mapping(raw, path, _LINK_KEYS, ("a", "a_port", "b", "b_port"))
+        rate_bps, delay_ns, loss = wire(lk, path, d_wire)
         links.append(
             Link(
                 a=_str(lk["a"], f"{path}.a"),
                 a_port=_int(lk["a_port"], f"{path}.a_port"),
                 b=_str(lk["b"], f"{path}.b"),
                 b_port=_int(lk["b_port"], f"{path}.b_port"),
-                rate_bps=_parsed(parse_rate, lk["rate"], f"{path}.rate", rates)
-                if "rate" in lk
-                else d_rate,
-                delay_ns=_parsed(parse_delay, lk["delay"], f"{path}.delay", delays)
-                if "delay" in lk
-                else d_delay,
-                loss=_parsed(parse_loss, lk["loss"], f"{path}.loss", losses)
-                if "loss" in lk
-                else d_loss,
+                rate_bps=rate_bps,
+                delay_ns=delay_ns,
+                loss=loss,
             )
         )
     return Topology(name, tuple(switches), tuple(hosts), tuple(links))
