@@ -168,6 +168,7 @@ def test_2x2_set_lb_modifies_groups_only(fabric2x2) -> None:
     check_all_pairs(run, hosts)
     r = run.set_lb({"mode": "flowlet", "group": 1, "gap_us": 50})
     with_g1 = [k for k in before if k[1] == 1]
+    assert with_g1  # else the flowlet change below would be checked on nothing
     assert (r["inserted"], r["deleted"], r["modified"]) == (0, 0, len(with_g1))
     after = _group_actions(run)
     assert {k: v for k, v in after.items() if k[1] == 1} == dict.fromkeys(with_g1, "use_flowlet")
