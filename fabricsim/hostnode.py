@@ -170,8 +170,7 @@ class HostNode:
                     self.tx_at = wait
                     self.loop.at(wait, self._tx, wait)
                 return
-        self.nic_free = now + self.wire.serialise_ns(len(frame))
-        self.wire.send(frame)
+        self.nic_free = now + self.wire.send(frame)
         self.tx_at = self.nic_free
         self.loop.at(self.nic_free, self._tx, self.nic_free)
 

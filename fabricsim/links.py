@@ -4,7 +4,8 @@ A packet handed to `send` at time t (the moment the switch's traffic manager or 
 NIC starts serialising it) reaches the peer at t + length·8/rate + propagation delay. The
 sender side serialises one packet at a time (the switch's queue is served at this rate),
 so the wire is never oversubscribed. A link that is down loses what is sent onto it;
-`loss` drops packets at random (seeded). Bytes are counted per time bin for utilisation.
+`loss` drops packets at random (seeded). Bytes are counted per time bin for utilisation
+(`bytes` is their sum).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ class Wire:
         "b_port",
         "bin_ns",
         "bins",
-        "bytes",
         "deliver",
         "delay_ns",
         "loop",
@@ -61,27 +61,27 @@ class Wire:
         self.rng = rng
         self.up = True
         self.deliver: Callable[[Any], None] | None = None  # peer.receive((port, data))
-        self.bytes = 0
         self.packets = 0
         self.lost = 0
         self.bin_ns = bin_ns
         self.bins: dict[int, int] = {}
 
-    def serialise_ns(self, length: int) -> int:
-        return int(length * 8e9 / self.rate_bps)
+    @property
+    def bytes(self) -> int:
+        """Bytes put on the wire (not lost)."""
+        return sum(self.bins.values())
 
-    def send(self, data: bytes) -> bool:
-        """Put `data` on the wire now; False if it is lost (link down or random loss)."""
+    def send(self, data: bytes) -> int:
+        """Put `data` on the wire now; the nanoseconds it takes to serialise (the sender is
+        busy that long also when the packet is lost: link down or random loss)."""
+        n = len(data)
+        ser = int(n * 8e9 / self.rate_bps)
         if not self.up or (self.loss and self.rng.random() < self.loss):
             self.lost += 1
-            return False
-        n = len(data)
+            return ser
         now = self.loop.clock.now_ns()
-        self.bytes += n
         self.packets += 1
         b = now // self.bin_ns
         self.bins[b] = self.bins.get(b, 0) + n
-        self.loop.at(
-            now + int(n * 8e9 / self.rate_bps) + self.delay_ns, self.deliver, (self.b_port, data)
-        )  # type: ignore[arg-type]
-        return True
+        self.loop.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        return ser
