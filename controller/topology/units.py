@@ -35,6 +35,15 @@ def _whole(value: float, what: str) -> int:
     return int(value)
 
 
+def _scaled(number: str, scale: int, what: str) -> int:
+    """Decimal `number` (`1.5`) times `scale`, exactly; it must come out whole."""
+    whole, _, frac = number.partition(".")
+    exact = int(frac or "0") * scale
+    if exact % 10 ** len(frac):
+        raise ValueError(f"{what} is not a whole number")
+    return int(whole) * scale + exact // 10 ** len(frac)
+
+
 def parse_rate(value: object) -> int:
     """A link rate in bits/s from `100G`, `25Gbps`, `1.5G`, `400M` or an integer (> 0)."""
     if isinstance(value, bool):
@@ -46,13 +55,7 @@ def parse_rate(value: object) -> int:
         if not m:
             raise ValueError(f"expected a rate like 100G, 25Gbps or 400M, got {value!r}")
         number, prefix = m.groups()
-        scale = _RATE_SCALE[prefix.lower()]
-        whole, _, frac = number.partition(".")
-        bps = (
-            int(whole) * scale + (int(frac) * scale) // 10 ** len(frac)
-            if frac
-            else int(whole) * scale
-        )
+        bps = _scaled(number, _RATE_SCALE[prefix.lower()], f"rate {value!r} (bits/s)")
     else:
         raise ValueError(f"expected a rate like 100G, got {value!r}")
     if bps <= 0:
@@ -79,15 +82,7 @@ def parse_delay(value: object) -> int:
         if not m:
             raise ValueError(f"expected a delay like 500ns, 1us or 2ms, got {value!r}")
         number, unit = m.groups()
-        scale = _DELAY_SCALE[unit]
-        whole, _, frac = number.partition(".")
-        total = int(whole) * scale
-        if frac:
-            exact = int(frac) * scale
-            if exact % 10 ** len(frac):
-                raise ValueError(f"delay {value!r} is not a whole number of nanoseconds")
-            total += exact // 10 ** len(frac)
-        ns = total
+        ns = _scaled(number, _DELAY_SCALE[unit], f"delay {value!r} (ns)")
     else:
         raise ValueError(f"expected a delay like 1us, got {value!r}")
     if ns < 0:
