@@ -70,14 +70,14 @@ class HostNode:
 
     # ------------------------------------------------------------ flows
     def start_sender(self, s: Sender) -> None:
-        self.senders[s.frames.ack_qp] = s  # type: ignore[attr-defined]
+        self.senders[s.frames.ack_qp] = s
         s.last_progress = self.loop.clock.now_ns()
         self.rr.append(s)
         self._kick()
         self._arm_timer()
 
     def add_receiver(self, r: Receiver) -> None:
-        self.receivers[r.frames.data_qp] = r  # type: ignore[attr-defined]
+        self.receivers[r.frames.data_qp] = r
 
     # ------------------------------------------------------------ receive
     def receive(self, arg: tuple[int, bytes]) -> None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from .frames import FlowFrames
+
 __all__ = ["CcParams", "Receiver", "Sender"]
 
 
@@ -79,7 +81,7 @@ class Sender:
     )
 
     def __init__(
-        self, fid: int, npkts: int, frames: object, mode: str, cc: CcParams, pkt_bytes: int
+        self, fid: int, npkts: int, frames: FlowFrames, mode: str, cc: CcParams, pkt_bytes: int
     ) -> None:
         self.fid = fid
         self.npkts = npkts
@@ -139,7 +141,7 @@ class Sender:
         self.outstanding += 1
         gap = self.pkt_bits * 1e9 / self.rate
         self.next_send = max(self.next_send, now) + int(gap)
-        return self.frames.data(psn, psn == self.npkts - 1)  # type: ignore[attr-defined]
+        return self.frames.data(psn, psn == self.npkts - 1)
 
     # ------------------------------------------------------------ feedback
     def on_ack(self, cum: int, psn: int, nak: bool, ece: bool, now: int) -> int:
@@ -263,7 +265,7 @@ class Receiver:
         "trimmed",
     )
 
-    def __init__(self, fid: int, npkts: int, frames: object, in_order: bool) -> None:
+    def __init__(self, fid: int, npkts: int, frames: FlowFrames, in_order: bool) -> None:
         self.fid = fid
         self.npkts = npkts
         self.frames = frames
@@ -294,16 +296,16 @@ class Receiver:
             self.trimmed += 1
             if self.in_order:
                 return self._nak(ce)
-            return frames.ack(self.expected, psn, True, ce)  # type: ignore[attr-defined]
+            return frames.ack(self.expected, psn, True, ce)
         if self.in_order:
             if psn == self.expected:
                 self.expected += 1
                 self.got_count += 1
                 if self.expected >= self.npkts:
                     self.complete = True
-                return frames.ack(self.expected, psn, False, ce)  # type: ignore[attr-defined]
+                return frames.ack(self.expected, psn, False, ce)
             if psn < self.expected:
-                return frames.ack(self.expected, psn, False, ce)  # type: ignore[attr-defined]
+                return frames.ack(self.expected, psn, False, ce)
             return self._nak(ce)
         if not self.got[psn]:
             self.got[psn] = 1
@@ -312,10 +314,10 @@ class Receiver:
                 self.expected += 1
             if self.got_count >= self.npkts:
                 self.complete = True
-        return frames.ack(self.expected, psn, False, ce)  # type: ignore[attr-defined]
+        return frames.ack(self.expected, psn, False, ce)
 
     def _nak(self, ce: bool) -> bytes | None:
         if self.nak_for == self.expected:
             return None
         self.nak_for = self.expected
-        return self.frames.ack(self.expected, self.expected, True, ce)  # type: ignore[attr-defined]
+        return self.frames.ack(self.expected, self.expected, True, ce)
