@@ -1,74 +1,147 @@
-"""Tests for softswitch.v1model.checksums."""
+"""verify_checksum / update_checksum (and *_with_payload) as BMv2 runs them, through the
+code generated for v1model programs: the field list packed MSB first and zero-padded, the
+payload appended after it, verify comparing the untruncated value, update truncating."""
 
 from __future__ import annotations
 
 import pytest
 
-from softswitch.v1model.checksums import (
-    checksum_data,
-    compute_checksum,
-    ipv4_style_csum16,
-    update_checksum_value,
-    verify_checksum_ok,
-)
-from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32
+from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32, csum16
+from tests.p4util import one, program, switch
 
-# IPv4 header of the Wikipedia checksum example, as v1model's usual field list
-# (everything but hdrChecksum).
-IPV4_FIELDS = [
-    (4, 4),  # version
-    (5, 4),  # ihl
-    (0, 8),  # diffserv
-    (0x0073, 16),  # totalLen
-    (0, 16),  # identification
-    (0b010, 3),  # flags
-    (0, 13),  # fragOffset
-    (0x40, 8),  # ttl
-    (0x11, 8),  # protocol
-    (0xC0A80001, 32),  # srcAddr
-    (0xC0A800C7, 32),  # dstAddr
-]
+IPV4 = """
+header r_t { bit<8> bad; bit<16> sum; }
+header c_t { bit<8> cond; }
+header ipv4_t {
+    bit<4> version; bit<4> ihl; bit<8> diffserv; bit<16> totalLen; bit<16> identification;
+    bit<3> flags; bit<13> fragOffset; bit<8> ttl; bit<8> protocol; bit<16> hdrChecksum;
+    bit<32> srcAddr; bit<32> dstAddr;
+}
+"""
+FIELDS = """{ hdr.ip.version, hdr.ip.ihl, hdr.ip.diffserv, hdr.ip.totalLen,
+    hdr.ip.identification, hdr.ip.flags, hdr.ip.fragOffset, hdr.ip.ttl, hdr.ip.protocol,
+    hdr.ip.srcAddr, hdr.ip.dstAddr }"""
+WITH_CHECKSUM = FIELDS.replace("hdr.ip.protocol,", "hdr.ip.protocol, hdr.ip.hdrChecksum,")
+# the IPv4 header of the Wikipedia checksum example: its checksum is 0xB861
+IP = bytes.fromhex("45000073000040004011" + "0000" + "c0a80001" + "c0a800c7")
+
+# c.cond: 0 = condition false, 1 = verify, 2 = ip left unparsed (its header invalid);
+# the compute block writes the checksums of the fields into ip (cond 1) and, with the
+# checksum field included, into r.sum (cond 3)
+IPV4_PROGRAM = program(
+    decls=IPV4,
+    headers="r_t r; c_t c; ipv4_t ip;",
+    parser="""
+    state start {
+        pkt.extract(hdr.c);
+        transition select(hdr.c.cond) { 2: accept; default: parse_ip; }
+    }
+    state parse_ip { pkt.extract(hdr.ip); transition accept; }""",
+    verify=f"""apply {{
+        verify_checksum(hdr.c.cond != 0, {FIELDS}, hdr.ip.hdrChecksum, HashAlgorithm.csum16);
+    }}""",
+    ingress="apply { hdr.r.setValid(); hdr.r.bad = (bit<8>)sm.checksum_error; }",
+    compute=f"""apply {{
+        update_checksum(hdr.c.cond == 1, {FIELDS}, hdr.ip.hdrChecksum, HashAlgorithm.csum16);
+        update_checksum(hdr.c.cond == 3, {WITH_CHECKSUM}, hdr.r.sum, HashAlgorithm.csum16);
+    }}""",
+)
+
+
+def ipv4_run(cond: int, checksum: int) -> tuple[int, int, int]:
+    """(checksum_error, r.sum, the ip checksum sent) for `IP` with `checksum` in it."""
+    ip = IP[:10] + checksum.to_bytes(2, "big") + IP[12:]
+    out = one(IPV4_PROGRAM, bytes([cond]) + ip)
+    sent = int.from_bytes(out[14:16], "big") if cond != 2 else -1
+    return out[0], int.from_bytes(out[1:3], "big"), sent
 
 
 def test_ipv4_update() -> None:
-    assert ipv4_style_csum16(IPV4_FIELDS) == 0xB861
-    assert update_checksum_value("csum16", IPV4_FIELDS, 16) == 0xB861
+    assert ipv4_run(1, 0xB861)[2] == 0xB861
+    assert ipv4_run(1, 0x0000)[2] == 0xB861  # rewritten
+    assert ipv4_run(0, 0x1234)[2] == 0x1234  # condition false: left alone
 
 
 def test_ipv4_verify() -> None:
-    assert verify_checksum_ok("csum16", IPV4_FIELDS, 0xB861)
-    assert not verify_checksum_ok("csum16", IPV4_FIELDS, 0xB862)
+    assert ipv4_run(1, 0xB861)[0] == 0
+    assert ipv4_run(1, 0xB862)[0] == 1
 
 
 def test_verify_skipped_when_invalid_or_condition_false() -> None:
-    assert verify_checksum_ok("csum16", IPV4_FIELDS, 0x1234, condition=False)
-    assert verify_checksum_ok("csum16", IPV4_FIELDS, 0x1234, target_header_valid=False)
+    assert ipv4_run(0, 0x1234)[0] == 0  # condition false
+    # the condition holds but the checksum's header is invalid (over no fields, csum16
+    # would be 0xFFFF, not the field's 0): nothing is checked
+    ip_invalid = one(IPV4_PROGRAM, bytes([2]))
+    assert ip_invalid[0] == 0
 
 
 def test_checksum_field_included_sums_to_zero() -> None:
-    fields = IPV4_FIELDS[:8] + [(0x11, 8), (0xB861, 16)] + IPV4_FIELDS[9:]
-    assert ipv4_style_csum16(fields) == 0
+    assert ipv4_run(3, 0xB861)[1] == 0
+    assert ipv4_run(3, 0xB862)[1] != 0
+
+
+H = "header h_t { bit<12> x; bit<4> p; bit<32> v; bit<16> c16; bit<32> c32; bit<16> s16; }"
+
+
+def h_packet(p: int, v: int = 0, c16: int = 0, c32: int = 0, payload: bytes = b"") -> bytes:
+    return (
+        (0xABC << 4 | p).to_bytes(2, "big")
+        + v.to_bytes(4, "big")
+        + c16.to_bytes(2, "big")
+        + c32.to_bytes(4, "big")
+        + bytes(2)
+        + payload
+    )
 
 
 def test_with_payload_appended_after_padding() -> None:
-    fields = [(0xABC, 12)]
-    payload = b"\x01\x02\x03"
-    data = checksum_data(fields, payload)
-    assert data == b"\xab\xc0\x01\x02\x03"
-    assert ipv4_style_csum16(fields, payload) == ipv4_style_csum16([(0xABC0, 16), (0x010203, 24)])
-    assert compute_checksum("crc32", fields, payload) == crc32(data)
+    src = program(
+        decls=H,
+        compute="""apply {
+            update_checksum_with_payload(true, { hdr.h.x }, hdr.h.c32, HashAlgorithm.crc32);
+            update_checksum_with_payload(true, { hdr.h.x }, hdr.h.s16, HashAlgorithm.csum16);
+        }""",
+    )
+    out = one(src, h_packet(0, payload=b"\x01\x02\x03"))
+    data = b"\xab\xc0\x01\x02\x03"  # 12 bits padded with zeros to 2 bytes, then the payload
+    assert int.from_bytes(out[8:12], "big") == crc32(data)
+    assert int.from_bytes(out[12:14], "big") == csum16(data)
+    assert out[14:] == b"\x01\x02\x03"
 
 
 def test_update_truncates_verify_does_not() -> None:
-    fields = [(0x31323334, 32)]
     full = crc32(b"1234")
     assert full >> 16  # upper bits non-zero for this input
-    assert update_checksum_value("crc32", fields, 16) == full & 0xFFFF
+    src = program(
+        decls=H + " header r_t { bit<8> bad; }",
+        headers="r_t r; h_t h;",
+        verify="""apply {
+            verify_checksum(hdr.h.p == 1, { hdr.h.v }, hdr.h.c16, HashAlgorithm.crc32);
+            verify_checksum(hdr.h.p == 2, { hdr.h.v }, hdr.h.c32, HashAlgorithm.crc32);
+        }""",
+        ingress="apply { hdr.r.setValid(); hdr.r.bad = (bit<8>)sm.checksum_error; }",
+        compute="""apply {
+            update_checksum(hdr.h.p == 0, { hdr.h.v }, hdr.h.c16, HashAlgorithm.crc32);
+        }""",
+        parser="state start { pkt.extract(hdr.h); transition accept; }",
+    )
+    v = 0x31323334  # "1234"
+    out = one(src, h_packet(0, v))
+    assert int.from_bytes(out[7:9], "big") == full & 0xFFFF
     # BMv2 compares the untruncated value with the field value
-    assert not verify_checksum_ok("crc32", fields, full & 0xFFFF)
-    assert verify_checksum_ok("crc32", fields, full)
+    assert one(src, h_packet(1, v, c16=full & 0xFFFF))[0] == 1
+    assert one(src, h_packet(2, v, c32=full))[0] == 0
+    assert one(src, h_packet(2, v, c32=full ^ 1))[0] == 1
 
 
 def test_random_rejected() -> None:
+    src = program(
+        decls=H,
+        verify="""apply {
+            verify_checksum(hdr.h.p == 1, { hdr.h.v }, hdr.h.c16, HashAlgorithm.random);
+        }""",
+    )
+    sw = switch(src)
+    assert len(sw.process(0, h_packet(0))) == 1  # not run: nothing to refuse
     with pytest.raises(UnknownHashAlgorithm):
-        compute_checksum("random", IPV4_FIELDS)
+        sw.process(0, h_packet(1))
