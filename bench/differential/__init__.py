@@ -4,7 +4,7 @@ packets compared byte for byte; a fuzzer adds mutated packets."""
 
 from __future__ import annotations
 
-from .bmv2 import Bmv2Error, Bmv2Run, Bmv2Tools, compile_bmv2, read_pcap, run_on_bmv2
+from .bmv2 import Bmv2Error, Bmv2Run, Bmv2Tools, compile_bmv2, run_on_bmv2
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome, compare_outputs
 from .fuzz import fuzz_commands, mutate
 from .stf_cli import CliTranslator, Untranslatable
@@ -26,6 +26,5 @@ __all__ = [
     "compile_bmv2",
     "fuzz_commands",
     "mutate",
-    "read_pcap",
     "run_on_bmv2",
 ]

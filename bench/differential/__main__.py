@@ -34,10 +34,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from softswitch.ports import read_pcap
 from softswitch.stf import StfError
 from softswitch.stf import parser as P
 
-from .bmv2 import Bmv2Tools, read_pcap
+from .bmv2 import Bmv2Tools
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
 from .fuzz import fuzz_commands
 
@@ -115,7 +116,7 @@ def _pcap_packets(specs: Sequence[str]) -> list[P.Command]:
         path = Path(name)
         if not path.exists():
             raise ValueError(f"--pcap {spec}: {path}: no such file")
-        out.extend(P.Packet(int(port), f.hex()) for f in read_pcap(path))
+        out.extend(P.Packet(int(port), r.data.hex()) for r in read_pcap(path))
     return out
 
 

@@ -116,22 +116,6 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def read_pcap(path: Path) -> list[bytes]:
-    """The frames of a pcap file (an empty or missing file: none)."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    if len(data) < 24:
-        return []
-    endian = "<" if data[:4] == b"\xd4\xc3\xb2\xa1" else ">"
-    out, pos = [], 24
-    while pos + 16 <= len(data):
-        _, _, caplen, _ = struct.unpack_from(endian + "IIII", data, pos)
-        out.append(data[pos + 16 : pos + 16 + caplen])
-        pos += 16 + caplen
-    return out
-
-
 class _PacketPipe:
     """The client end of simple_switch's `--packet-in ipc://PATH` socket.
 
@@ -351,4 +335,4 @@ def run_on_bmv2(
     return run
 
 
-__all__ += ["Untranslatable", "observed_ports", "read_pcap"]
+__all__ += ["Untranslatable", "observed_ports"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import struct
 from pathlib import Path
 
 import pytest
@@ -154,6 +155,28 @@ def test_fuzz_is_seeded_and_keeps_control_commands() -> None:
     assert any(m.data != "01020304" for m in mutants)
     rng = random.Random(0)
     assert all(mutate(b"\x01", rng) for _ in range(200))  # never an empty packet
+
+
+def test_pcap_input_becomes_packets_in_order(tmp_path: Path) -> None:
+    from bench.differential.__main__ import _pcap_packets
+    from softswitch.ports import PcapWriter
+
+    w = PcapWriter(tmp_path / "us.pcap")
+    w.write(b"\x01\x02", ts_ns=5_000)
+    w.write(b"\x03", ts_ns=6_000)
+    w.close()
+    # a little-endian nanosecond capture (tcpdump --time-stamp-precision=nano)
+    ns = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1)
+    ns += struct.pack("<IIII", 1, 7, 3, 3) + b"\xaa\xbb\xcc"
+    ns += struct.pack("<IIII", 1, 9, 1, 1) + b"\xdd"
+    (tmp_path / "ns.pcap").write_bytes(ns)
+    got = _pcap_packets([f"2={tmp_path / 'us.pcap'}", f"4={tmp_path / 'ns.pcap'}"])
+    assert [(c.port, c.data) for c in got] == [(2, "0102"), (2, "03"), (4, "aabbcc"), (4, "dd")]
+    with pytest.raises(ValueError, match="expected PORT=FILE"):
+        _pcap_packets(["us.pcap"])
+    (tmp_path / "bad.pcap").write_bytes(b"not a capture, twenty-four+ bytes long")
+    with pytest.raises(ValueError, match="not a pcap file"):
+        _pcap_packets([f"1={tmp_path / 'bad.pcap'}"])
 
 
 def test_cli_without_bmv2_says_so(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
