@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.targets import free_port
 from softswitch.stf import parser as P
 
 from .stf_cli import CliTranslator, Untranslatable
@@ -91,12 +92,6 @@ def compile_bmv2(
         lines = [ln for ln in got.stderr.splitlines() if "error" in ln.lower()]
         raise Bmv2Error("p4c-bm2-ss: " + (lines[0] if lines else got.stderr.strip()[:300]))
     return out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _answers(port: int) -> bool:
@@ -187,7 +182,7 @@ class _Switch:
 
     def __init__(self, tools: Bmv2Tools, config: Path, work: Path) -> None:
         self.tools, self.work = tools, work
-        self.thrift = _free_port()
+        self.thrift = free_port()
         self.device_id = self.thrift  # unique among live switches, like the port
         self.log = work / "switch.txt"  # BMv2 adds the .txt
         ipc = work / "packets.ipc"
