@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -301,12 +301,3 @@ class _Run:
         from .summary import summarise
 
         return summarise(self, end, control)
-
-
-def config_dict(cfg: SimConfig) -> dict[str, Any]:
-    d = asdict(cfg)
-    return d
-
-
-def with_mode(cfg: SimConfig, mode: str) -> SimConfig:
-    return replace(cfg, mode=mode)
