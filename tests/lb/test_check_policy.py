@@ -19,6 +19,43 @@ def test_the_default_policy_fits_fabric_p4(encoder: FabricEncoder) -> None:
     check_policy(load_policy(ROOT / "topologies" / "policy-default.yaml"), encoder)
 
 
+def _doc_blocks(kind: str) -> list[str]:
+    """The ```KIND code blocks of docs/policy.md."""
+    parts = (ROOT / "docs" / "policy.md").read_text().split("```")
+    return [b.removeprefix(kind) for b in parts[1::2] if b.startswith(kind + "\n")]
+
+
+def test_the_documented_example_policy_loads_and_fits(encoder: FabricEncoder) -> None:
+    import yaml
+
+    [example] = _doc_blocks("yaml")
+    policy = parse_policy(yaml.safe_load(example), "policy.yaml")
+    check_policy(policy, encoder, "policy.yaml")
+    assert policy.group_mode(7).mode == "flowlet" and policy.group_mode(8).mode == "adaptive"
+    assert policy.int_md is not None and policy.int_md.collector is not None
+    assert policy.mtu_of(3) == 9000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "load_balancing: {mode: sprey}",
+        "ecn: {red: {min_threshold: 50, max_threshold: 10, max_probability: 1}}",
+        "int: {watchlist: [{ip_dst: 10.0.0.1/8}]}",
+        "ecn: {step: {threshold: 1048576}}",
+        "load_balancing: {groups: {2000: adaptive}}",
+    ],
+)
+def test_documented_error_messages_are_the_ones_printed(encoder: FabricEncoder, text: str) -> None:
+    """docs/policy.md quotes these errors word for word."""
+    import yaml
+
+    documented = {ln for b in _doc_blocks("") for ln in b.splitlines() if ln.startswith("policy")}
+    with pytest.raises(PolicyError) as ei:
+        check_policy(parse_policy(yaml.safe_load(text), "policy.yaml"), encoder, "policy.yaml")
+    assert str(ei.value) in documented
+
+
 @pytest.mark.parametrize(
     ("text", "key", "what"),
     [
