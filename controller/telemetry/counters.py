@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..entities import CounterData, CounterEntry, Entity, RegisterEntry, TableEntry
-from ..p4info import P4InfoError
+from ..p4info import EntityInfo, P4InfoError
 from ..p4rt import P4RuntimeSession
 
 __all__ = [
@@ -40,8 +40,6 @@ COUNTERS = {
 DROP_COUNTER = "stats.drop_counter"
 QUEUE_REGISTER = "port_queue_depth"
 MEMBER_TABLE = "load_balance.next_hop_member"
-
-DROP_INDEXES = range(1, 16)  # drop reasons polled unless the caller names them
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +67,10 @@ class CounterSnapshot:
     members: tuple[MemberCount, ...] = ()
 
 
-def _available(session: P4RuntimeSession, kind: str, name: str) -> str | None:
+def _available(session: P4RuntimeSession, kind: str, name: str) -> EntityInfo | None:
     try:
         names = session.schema.registers if kind == "register" else session.schema.counters
-        return names[name].name
+        return names[name]
     except P4InfoError:
         return None
 
@@ -82,22 +80,26 @@ def poll_counters(
     switch: str,
     ports: Iterable[int],
     members: bool = True,
-    reasons: Iterable[int] = DROP_INDEXES,
+    reasons: Iterable[int] | None = None,
 ) -> CounterSnapshot:
-    """Read one switch's counters for `ports` (see the module docstring)."""
+    """Read one switch's counters for `ports` (see the module docstring); `reasons`: the
+    drop reasons to read (default: every one but 0, "no drop", up to the counter's size)."""
     ports = sorted(set(ports))
     full: dict[str, str] = {}
     for key, name in COUNTERS.items():
         found = _available(session, "counter", name)
         if found:
-            full[key] = found
+            full[key] = found.name
     want: list[Entity] = [CounterEntry(n, p) for n in full.values() for p in ports]
-    drop = _available(session, "counter", DROP_COUNTER)
-    if drop:
-        want += [CounterEntry(drop, r) for r in reasons]
+    drop_info = _available(session, "counter", DROP_COUNTER)
+    drop = drop_info.name if drop_info else None
+    if drop_info:
+        if reasons is None:
+            reasons = range(1, drop_info.message.size)
+        want += [CounterEntry(drop_info.name, r) for r in reasons]
     queue = _available(session, "register", QUEUE_REGISTER)
     if queue:
-        want += [RegisterEntry(queue, p) for p in ports]
+        want += [RegisterEntry(queue.name, p) for p in ports]
     t = time.monotonic()
     by_name: dict[str, dict[int, CounterData]] = {n: {} for n in full.values()}
     drops: dict[int, CounterData] = {}

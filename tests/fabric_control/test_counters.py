@@ -81,6 +81,8 @@ def test_poll_counters_and_metrics(
         (5, 1, 2, out[2]),
     ]
     assert snap.drops[1].packets == 1 and snap.drops[2].packets == 0
+    # every drop reason the counter holds (size from the P4Info) but 0, "no drop"
+    assert sorted(snap.drops) == list(range(1, FabricConstants.load()["DROP_REASON_COUNT"]))
 
     rows = metrics.rows()
     shares = {r["member"]: r["share"] for r in rows["members"]}
