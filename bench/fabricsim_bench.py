@@ -2,32 +2,91 @@
 second of wall time and of CPU time, on the 4x4 leaf-spine with a permutation under
 every load-balancing mode, one process; the engine alone for scale; then the wall time of
 `make demo` if asked. CPU time is printed beside wall time because a shared machine's load
-changes the wall figures several-fold.
+changes the wall figures several-fold. `--profile` prints instead where the event loop's
+time goes (cProfile of the loop alone, own time by file) for a spray and an ECMP run.
 
-Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--demo]`.
+Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--demo] [--profile]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 from controller.topology import load_topology
+from fabricsim.events import EventLoop
 from fabricsim.run import MODES, SimConfig, fabric_program, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
+# (label, test on a profiled function's file name), first match wins
+PROFILE_GROUPS = (
+    (
+        "generated fabric.p4 code (parser, controls, deparser)",
+        lambda f: f.startswith("<softswitch:"),
+    ),
+    (
+        "softswitch/v1model/switch.py (pass set-up, serve, egress)",
+        lambda f: f.endswith("softswitch/v1model/switch.py"),
+    ),
+    ("softswitch/v1model/tm.py (queue scans)", lambda f: f.endswith("softswitch/v1model/tm.py")),
+    ("softswitch engine runtime, tables, hashes, externs", lambda f: "/softswitch/" in f),
+    ("Python built-ins called from the above", lambda f: f == "~"),
+    ("fabricsim itself (events, switch/host nodes, links, frames)", lambda f: "/fabricsim/" in f),
+)
+
+
+def loop_profile(topo: Any, cfg: SimConfig) -> dict[str, float]:
+    """Share of the event loop's own time per group of files (the rest as "other")."""
+    prof = cProfile.Profile()
+    run = EventLoop.run
+
+    def profiled(self: EventLoop, *args: Any, **kw: Any) -> int:
+        prof.enable()
+        try:
+            return run(self, *args, **kw)
+        finally:
+            prof.disable()
+
+    with mock.patch.object(EventLoop, "run", profiled):
+        simulate(topo, cfg)
+    shares: dict[str, float] = {}
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    for (filename, _line, _name), (_cc, _nc, own, _cum, _callers) in stats.items():
+        label = next((lbl for lbl, match in PROFILE_GROUPS if match(filename)), "other")
+        shares[label] = shares.get(label, 0.0) + own
+    total = sum(shares.values()) or 1.0
+    return {k: 100.0 * v / total for k, v in shares.items()}
+
+
+def print_profiles(topo: Any, flow_bytes: int) -> None:
+    runs = {
+        mode: loop_profile(topo, SimConfig(mode=mode, flow_bytes=flow_bytes))
+        for mode in ("spray", "ecmp")
+    }
+    print(f"the event loop's own time by file, {flow_bytes // 1000} kB permutation flows:")
+    print(f"{'':<62}" + "".join(f"{m:>8}" for m in runs))
+    for label in [lbl for lbl, _ in PROFILE_GROUPS] + ["other"]:
+        print(f"{label:<62}" + "".join(f"{r.get(label, 0.0):>7.1f}%" for r in runs.values()))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flow-bytes", type=int, default=200_000)
     ap.add_argument("--demo", action="store_true", help="also time `make demo` (fresh out dir)")
+    ap.add_argument("--profile", action="store_true", help="where the event loop's time goes")
     args = ap.parse_args()
     topo = load_topology(ROOT / "topologies" / "leaf-spine-4x4.yaml")
     fabric_program()  # compile outside the timing
+    if args.profile:
+        print_profiles(topo, args.flow_bytes)
+        return
     print("whole runs (set-up, programming, simulation, summary) and the event loop alone:")
     print(
         f"{'mode':<10} {'hops':>8} {'wall s':>8} {'hops/s':>9} {'cpu s':>7} {'hops/cpu-s':>11}"
