@@ -1,7 +1,7 @@
 """ProgramInfo -> P4Info, the way `p4c-bm2-ss --p4runtime-files` builds it for v1model.
 
-The control-plane view the code generator records (`softswitch.pinfo.ProgramInfo`) is turned
-into a `p4.config.v1.P4Info` message: ids and aliases as p4c gives them (see `ids`), the
+The control-plane view the code generator records (`softswitch.program_info.ProgramInfo`)
+is turned into a `p4.config.v1.P4Info` message: ids and aliases as p4c gives them (see `ids`), the
 same objects in the same order, the same annotations and the same `type_info`. What p4c
 does and why is written up in the project notes; the points that matter here:
 
