@@ -5,7 +5,9 @@ every load-balancing mode, one process; the engine alone for scale; then the wal
 changes the wall figures several-fold. `--profile` prints instead where the event loop's
 time goes (cProfile of the loop alone, own time by file) for a spray and an ECMP run.
 
-Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--demo] [--profile]`.
+`--no-int` runs without INT (on by default, for each leaf's first host), to show what INT costs.
+
+Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--no-int] [--demo] [--profile]`.
 """
 
 from __future__ import annotations
@@ -81,19 +83,28 @@ def main() -> None:
     ap.add_argument("--flow-bytes", type=int, default=200_000)
     ap.add_argument("--demo", action="store_true", help="also time `make demo` (fresh out dir)")
     ap.add_argument("--profile", action="store_true", help="where the event loop's time goes")
+    ap.add_argument("--no-int", action="store_true", help="runs without INT telemetry")
     args = ap.parse_args()
     topo = load_topology(ROOT / "topologies" / "leaf-spine-4x4.yaml")
     fabric_program()  # compile outside the timing
     if args.profile:
         print_profiles(topo, args.flow_bytes)
         return
-    print("whole runs (set-up, programming, simulation, summary) and the event loop alone:")
+    print(
+        f"whole runs (set-up, programming, simulation, summary) and the event loop alone,"
+        f" INT {'off' if args.no_int else 'on'}:"
+    )
     print(
         f"{'mode':<10} {'hops':>8} {'wall s':>8} {'hops/s':>9} {'cpu s':>7} {'hops/cpu-s':>11}"
         f" {'loop hops/s':>12} {'loop hops/cpu-s':>16}"
     )
     for mode in MODES:
-        cfg = SimConfig(workload="permutation", mode=mode, flow_bytes=args.flow_bytes)
+        cfg = SimConfig(
+            workload="permutation",
+            mode=mode,
+            flow_bytes=args.flow_bytes,
+            int_telemetry=not args.no_int,
+        )
         w0, c0 = time.perf_counter(), time.process_time()
         r = simulate(topo, cfg)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
