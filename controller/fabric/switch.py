@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from p4rt_proto import p4info_pb2
+
 from ..entities import Entity, TableEntry
 from ..errors import P4RuntimeError
 from ..p4info import P4Schema
@@ -47,12 +49,12 @@ class SwitchTarget:
 class Pipeline:
     """A compiled program: P4Info and the target's device config."""
 
-    p4info: object  # p4.config.v1.P4Info
+    p4info: p4info_pb2.P4Info
     device_config: bytes
 
     @property
     def cookie(self) -> int:
-        return config_cookie(self.p4info, self.device_config)  # type: ignore[arg-type]
+        return config_cookie(self.p4info, self.device_config)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +102,7 @@ class ManagedSwitch:
         self.election_id = election_id
         self.batch_size = batch_size
         self.rpc_timeout = rpc_timeout
-        self.schema = P4Schema(pipeline.p4info)  # type: ignore[arg-type]
+        self.schema = P4Schema(pipeline.p4info)
         names = [t.name for t in self.schema.tables]
         self.managed_tables: list[str] = (
             [self.schema.table(t).name for t in managed_tables]
@@ -135,7 +137,7 @@ class ManagedSwitch:
                 self.target.address,
                 self.target.device_id,
                 self.election_id,
-                p4info=self.pipeline.p4info,  # type: ignore[arg-type]
+                p4info=self.pipeline.p4info,
                 rpc_timeout=self.rpc_timeout,
             )
             s.connect(timeout=timeout)
@@ -179,7 +181,7 @@ class ManagedSwitch:
         t0 = time.perf_counter()
         with self.lock:
             s = self.connect(connect_timeout)
-            pushed = s.ensure_pipeline(self.pipeline.p4info, self.pipeline.device_config)  # type: ignore[arg-type]
+            pushed = s.ensure_pipeline(self.pipeline.p4info, self.pipeline.device_config)
             actual = self.read_managed()
             p = plan(self.desired, actual)
             writes = 0
