@@ -95,6 +95,21 @@ class _Pass:
     truncate: int | None = None
     port: int = 0  # the port the packet arrived on (kept across resubmit/recirculate)
 
+    def replica(self, rid: int) -> _Pass:
+        """A copy for one replica (multicast, clone session): headers and metadata copied,
+        `egress_rid` set to `rid`."""
+        copy = _Pass(
+            self.hdr._copy(),
+            self.meta._copy(),
+            self.std._copy(),
+            self.payload,
+            self.original,
+            self.truncate,
+            self.port,
+        )
+        copy.std.egress_rid = rid
+        return copy
+
 
 class Switch:
     """A v1model target running one compiled program."""
@@ -410,17 +425,7 @@ class Switch:
     def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
         """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""
         for eport, rid in self.mc_groups.get(gid, ()):
-            copy = _Pass(
-                ps.hdr._copy(),
-                ps.meta._copy(),
-                ps.std._copy(),
-                ps.payload,
-                ps.original,
-                ps.truncate,
-                ps.port,
-            )
-            copy.std.egress_rid = rid
-            self._enqueue(eport, copy, depth, truncate)
+            self._enqueue(eport, ps.replica(rid), depth, truncate)
 
     def _clone_i2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
         """I2E clone: the packet as received, parsed again (with the original ingress
@@ -443,11 +448,7 @@ class Switch:
         if session.mgid:
             self._multicast(c, session.mgid, depth, session.packet_length)
         for eport, rid in session.replicas:
-            copy = _Pass(
-                c.hdr._copy(), c.meta._copy(), c.std._copy(), c.payload, c.original, port=c.port
-            )
-            copy.std.egress_rid = rid
-            self._enqueue(eport, copy, depth, session.packet_length)
+            self._enqueue(eport, c.replica(rid), depth, session.packet_length)
 
     def _egress(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         """BMv2's egress thread: egress (egress_spec starts at 512, so only mark_to_drop
