@@ -95,11 +95,7 @@ class StmtMixin:
 
     def dead_branch(self: ProgramGen, s: A.Stmt) -> None:
         """Check a branch no packet can take, generating and recording nothing."""
-        self.dead += 1
-        try:
-            self.capture(lambda: self.block_scoped(s))
-        finally:
-            self.dead -= 1
+        self.capture_maybe_dead(lambda: self.block_scoped(s), True)
 
     def block_scoped(self: ProgramGen, s: A.Stmt) -> None:
         saved = self.scope
