@@ -16,7 +16,7 @@ import pytest
 from google.protobuf import text_format
 
 from bench.p4c_conformance import comparable
-from softswitch._proto import p4info_pb2
+from p4rt_proto import p4info_pb2
 from softswitch.compiler import compile_file
 from softswitch.p4info import p4info_for
 
