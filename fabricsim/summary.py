@@ -4,22 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.lb import FabricConstants
+
 from .metrics import jain, percentile
 
 __all__ = ["summarise"]
-
-DROP_REASONS = {
-    1: "not_router_mac",
-    2: "no_route",
-    3: "ttl_expired",
-    4: "unknown_group",
-    5: "no_live_member",
-    6: "member_missing",
-    7: "ipv4_checksum",
-    8: "ipv4_options",
-    9: "blackhole",
-    10: "not_ip",
-}
 
 
 def _r(x: float, nd: int = 2) -> float:
@@ -58,12 +47,14 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
     # switch counters, read through P4Runtime
     ecn = cnps = trims = 0
     drops: dict[str, int] = {}
+    # drop reasons by fabric.p4's names (DROP_NO_ROUTE -> "no_route"), as `sprayfabric` reports them
+    reasons = {n: name.lower() for name, n in FabricConstants.load().drop_reasons.items()}
     for name in net.switches:
         ecn += sum(p for p, _b in control.counter(name, "ecn_marked_counter").values())
         cnps += sum(p for p, _b in control.counter(name, "cnp_counter").values())
         trims += sum(p for p, _b in control.counter(name, "trimmed_counter").values())
         for idx, (p, _b) in control.counter(name, "drop_counter").items():
-            key = DROP_REASONS.get(idx, f"reason_{idx}")
+            key = reasons.get(idx, f"reason_{idx}")
             drops[key] = drops.get(key, 0) + p
     pipeline_drops = sum(drops.values())
     tm_drops = sum(pq.drops for s in net.switches.values() for pq in s.sw.tm.ports.values())

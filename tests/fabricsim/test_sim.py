@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from controller.lb import FabricConstants
 from controller.topology.generators import leaf_spine
 from fabricsim.network import NetParams, Network
 from fabricsim.run import SimConfig, simulate
@@ -89,6 +90,11 @@ def test_link_failure_mid_run_recovers_without_lasting_blackhole(program: Compil
     assert r["drops_by_cause"]["link"] > 0
     assert r["drops_by_cause"]["link"] == steps["reroute"]["link_losses"]
     assert r["switch_drops"] == steps["reroute"]["switch_drops"]
+    # named as fabric.p4 names its reasons (DROP_NO_LIVE_MEMBER: spine1's only member
+    # toward leaf1 is dead until the reroute)
+    pipeline = r["drops_by_cause"]["pipeline"]
+    assert pipeline.get("no_live_member", 0) > 0
+    assert set(pipeline) <= {n.lower() for n in FabricConstants.load().drop_reasons}
     assert r["flows_completed"] == 4
 
 
