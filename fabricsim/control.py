@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from controller.codec import decode_entity, encode_entity
-from controller.entities import CounterEntry, Entity
+from controller.entities import CounterEntry, Entity, Update
+from controller.fabric.reconcile import identity, plan
 from controller.lb import FabricEncoder, Policy, SwitchIntent
 from controller.lb.from_topology import switch_intent
 from controller.p4info import P4Schema
@@ -29,6 +30,9 @@ from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
 
 __all__ = ["FabricControl"]
+
+# tables whose entries the routes name by value: written first, deleted last
+TABLE_ORDER = ("next_hop_member", "next_hop_group")
 
 
 class FabricControl:
@@ -48,8 +52,9 @@ class FabricControl:
         p4info = p4info_for(program)
         self.schema = P4Schema(p4info)
         self.encoder = FabricEncoder(self.schema)
+        self.table_order = [self.schema.table(t).name for t in TABLE_ORDER]
         self.stores = {name: EntityStore(node.sw, p4info) for name, node in switches.items()}
-        self.installed: dict[str, dict[tuple[Any, ...], Entity]] = {}
+        self.installed: dict[str, dict[tuple[Any, ...], Entity]] = {}  # by reconcile identity
         self.intents: dict[str, SwitchIntent] = {}
         self.failed_links: list[tuple[str, str]] = []
         self.dead_ports: dict[str, set[int]] = {}
@@ -82,8 +87,8 @@ class FabricControl:
     def install(self) -> None:
         """Write every switch's entities (INSERT), as a controller's first sync does."""
         for name, ents in self.desired().items():
-            self._write(name, [(p4r.Update.INSERT, e) for e in ents])
-            self.installed[name] = {_key(self.schema, e): e for e in ents}
+            self._write(name, [Update.insert(e) for e in ents])
+            self.installed[name] = {identity(e): e for e in ents}
 
     def port_down(self, a: str, b: str) -> int:
         """The a-b link is down: clear its ports in the live bitmaps of the groups at both
@@ -95,9 +100,9 @@ class FabricControl:
             dead = self.dead_ports.setdefault(sw, set())
             dead.add(self.topo.port_to(sw, peer))
             ups = self.encoder.ports_down(self.intents[sw], self.policy, dead)
-            self._write(sw, [(p4r.Update.MODIFY, e) for e in ups])
+            self._write(sw, [Update.modify(e) for e in ups])
             for e in ups:
-                self.installed[sw][_key(self.schema, e)] = e
+                self.installed[sw][identity(e)] = e
             n += len(ups)
         return n
 
@@ -106,26 +111,19 @@ class FabricControl:
         self.failed_links.append((a, b))
         n = 0
         for name, ents in self.desired().items():
-            old = self.installed.get(name, {})
-            new = {_key(self.schema, e): e for e in ents}
-            ups: list[tuple[int, Entity]] = []
-            for k, e in new.items():
-                if k not in old:
-                    ups.append((p4r.Update.INSERT, e))
-                elif old[k] != e:
-                    ups.append((p4r.Update.MODIFY, e))
-            deletes = [(p4r.Update.DELETE, e) for k, e in old.items() if k not in new]
+            diff = plan(ents, self.installed.get(name, {}).values())
             # members and groups before the routes that use them; routes go first on delete
-            self._write(name, ups + deletes[::-1])
-            self.installed[name] = new
-            n += len(ups) + len(deletes)
+            for phase in diff.phases(self.table_order):
+                self._write(name, phase)
+            self.installed[name] = {identity(e): e for e in ents}
+            n += len(diff)
         return n
 
-    def _write(self, switch: str, updates: Iterable[tuple[int, Entity]]) -> None:
+    def _write(self, switch: str, updates: Iterable[Update]) -> None:
         store = self.stores[switch]
-        for utype, e in updates:
-            up = p4r.Update(type=utype)  # type: ignore[arg-type]
-            up.entity.CopyFrom(encode_entity(self.schema, e))
+        for u in updates:
+            up = p4r.Update(type=u.type.value)
+            up.entity.CopyFrom(encode_entity(self.schema, u.entity))
             store.write(up)
             self.writes += 1
 
@@ -145,11 +143,3 @@ class FabricControl:
             if c.preamble.name.split(".")[-1] == short:
                 return c.preamble.name
         raise KeyError(f"no counter {short}")
-
-
-def _key(schema: P4Schema, e: Entity) -> tuple[Any, ...]:
-    """What identifies an entity on the switch (a table entry's table and match)."""
-    match = getattr(e, "match", None)
-    if match is not None:
-        return ("table", e.table, tuple(sorted(match.items())), getattr(e, "priority", 0))  # type: ignore[attr-defined]
-    return (type(e).__name__, getattr(e, "session_id", None), getattr(e, "index", None))
