@@ -131,11 +131,12 @@ class FabricControl:
     def counter(self, switch: str, name: str) -> dict[int, tuple[int, int]]:
         """Every index of counter `name` on `switch`: index -> (packets, bytes)."""
         ent = encode_entity(self.schema, CounterEntry(self._full(name)))
-        out = {}
+        out: dict[int, tuple[int, int]] = {}
         for got in self.stores[switch].read(ent):
             ce = decode_entity(self.schema, got)
-            if ce.data is not None and (ce.data.packets or ce.data.bytes):  # type: ignore[union-attr]
-                out[ce.index] = (ce.data.packets, ce.data.bytes)  # type: ignore[union-attr]
+            assert isinstance(ce, CounterEntry) and ce.index is not None  # a counter's cells
+            if ce.data is not None and (ce.data.packets or ce.data.bytes):
+                out[ce.index] = (ce.data.packets, ce.data.bytes)
         return out
 
     def _full(self, short: str) -> str:

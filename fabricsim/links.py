@@ -5,7 +5,7 @@ NIC starts serialising it) reaches the peer at t + length·8/rate + propagation 
 sender side serialises one packet at a time (the switch's queue is served at this rate),
 so the wire is never oversubscribed. A link that is down loses what is sent onto it;
 `loss` drops packets at random (seeded). Bytes are counted per time bin for utilisation
-(`bytes` is their sum).
+(`bytes_sent` is their sum).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Wire:
         self.bins: dict[int, int] = {}
 
     @property
-    def bytes(self) -> int:
+    def bytes_sent(self) -> int:
         """Bytes put on the wire (not lost)."""
         return sum(self.bins.values())
 

@@ -87,7 +87,7 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
 
     int_md = None
     if cfg.int_telemetry:
-        first = {}
+        first: dict[str, Any] = {}  # leaf -> its first host
         for h in topo.hosts:
             first.setdefault(h.switch, h)
         int_md = IntPolicy(

@@ -188,7 +188,7 @@ def _uplinks(run: Any) -> dict[str, Any]:
     last_bin = max((max(w.bins, default=0) for w in net.wires.values()), default=0)
     for (a, b), w in sorted(net.wires.items()):
         if a in leaves and b in net.switches and b not in leaves:
-            per_leaf.setdefault(a, []).append(w.bytes)
+            per_leaf.setdefault(a, []).append(w.bytes_sent)
             bins[f"{a}->{b}"] = [w.bins.get(i, 0) for i in range(last_bin + 1)]
     ratios = [max(v) / (sum(v) / len(v)) for v in per_leaf.values() if sum(v)]
     jains = [jain(v) for v in per_leaf.values() if sum(v)]

@@ -56,7 +56,7 @@ def incast(
 def all_to_all(hosts: Sequence[str], size: int, rng: random.Random, **_: object) -> list[Flow]:
     n = len(hosts)
     chunk = max(1, size // (n - 1))
-    flows = []
+    flows: list[Flow] = []
     for s in hosts:
         for d in hosts:
             if s != d:
