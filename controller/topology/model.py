@@ -13,7 +13,6 @@ the access link as a `Link` whose `a` end is the host (port 0 is the NIC).
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -306,7 +305,3 @@ def _build_index(topo: Topology) -> _Index:
         hosts_of={k: tuple(v) for k, v in hosts_of.items()},
         neighbours={k: tuple(n for _, n in sorted(v)) for k, v in neighbours.items()},
     )
-
-
-def ipv4_int(text: str) -> int:
-    return int(ipaddress.IPv4Address(text))
