@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..engine.names import field_py
 from ..frontend import ast as A
@@ -120,9 +122,12 @@ class TypeMixin:
         self.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
         self.emit_struct_class(st)
 
-    def _inline_new(self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Any) -> str:
-        """Emit the lines that build a zero `st` object; return the variable holding it."""
-        var = f"_o{next(temps)}"
+    def _zero_fields(
+        self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Iterator[int]
+    ) -> list[tuple[str, str]]:
+        """(attribute, code) of each field of a zero `st`. Headers and structs inside are
+        built by lines emitted here (no __init__ call each: a program's header struct is
+        made for every packet)."""
         parts: list[tuple[str, str]] = []
         for n, t in st.fields.items():
             ft = T.strip_newtype(t)
@@ -131,6 +136,14 @@ class TypeMixin:
                 parts.append((field_py(n), self._inline_new(out, ft, temps)))
             else:
                 parts.append((field_py(n), self.zero_code(t)))
+        return parts
+
+    def _inline_new(
+        self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Iterator[int]
+    ) -> str:
+        """Emit the lines that build a zero `st` object; return the variable holding it."""
+        var = f"_o{next(temps)}"
+        parts = self._zero_fields(out, st, temps)
         out.line(f"{var} = _new({st.pyname})")
         for name, code in parts:
             out.line(f"{var}.{name} = {code}")
@@ -162,16 +175,8 @@ class TypeMixin:
             out.line("")
             out.line("def __init__(self):")
             with out.indent():
-                temps = iter(range(1 << 30))
-                for n, t in st.fields.items():
-                    # headers and structs inside are built right here (no __init__ call
-                    # each: a program's header struct is made for every packet)
-                    ft = T.strip_newtype(t)
-                    if _inlinable(ft):
-                        assert isinstance(ft, T.StructLikeType)
-                        out.line(f"self.{field_py(n)} = {self._inline_new(out, ft, temps)}")
-                    else:
-                        out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
+                for name, code in self._zero_fields(out, st, itertools.count()):
+                    out.line(f"self.{name} = {code}")
                 if st.is_header:
                     out.line("self._v = False")
                     if "_vw" in slots:
