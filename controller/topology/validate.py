@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from .model import TopologyError
 from .units import parse_mac
@@ -85,7 +85,7 @@ def _ok_params(rate: object, delay: object, loss: object) -> bool:
     )
 
 
-def _ok_port(port: object) -> bool:
+def _ok_port(port: object) -> TypeGuard[int]:
     return type(port) is int and 1 <= port <= MAX_PORT and port != CPU_PORT
 
 
@@ -105,6 +105,21 @@ def _mac(value: str, path: str) -> int:
 
 def _where(at: tuple[str, int]) -> str:
     return f"{at[0]}[{at[1]}]"
+
+
+def _use_port(
+    used: dict[tuple[str, int], tuple[str, int]],
+    switch: str,
+    port: object,
+    owner: tuple[str, int],
+    path: str,
+) -> None:
+    """Record that `owner` (section, index) uses `port` of `switch`: a valid port nothing
+    else uses."""
+    key = (switch, port if _ok_port(port) else _check_port(port, path))
+    if key in used:
+        raise TopologyError(f"port {port} of {switch} is already used by {_where(used[key])}", path)
+    used[key] = owner
 
 
 def validate(topo: Topology) -> None:
@@ -195,14 +210,7 @@ def validate(topo: Topology) -> None:
         if mine_nets is None:
             what = "a host" if switch in names else "unknown"
             raise TopologyError(f"{what} switch {switch!r}", f"hosts[{i}].switch")
-        port = h.port if _ok_port(h.port) else _check_port(h.port, f"hosts[{i}].port")
-        key = (switch, port)
-        if key in used_ports:
-            raise TopologyError(
-                f"port {port} of {switch} is already used by {_where(used_ports[key])}",
-                f"hosts[{i}].port",
-            )
-        used_ports[key] = ("hosts", i)
+        _use_port(used_ports, switch, h.port, ("hosts", i), f"hosts[{i}].port")
         ip = parse_ipv4(h.ip)
         if ip is None:
             raise TopologyError(
@@ -247,15 +255,7 @@ def validate(topo: Topology) -> None:
         if a == b:
             raise TopologyError(f"a link from {a} to itself", f"links[{i}].b")
         for end, node, port in (("a", a, a_port), ("b", b, b_port)):
-            if not _ok_port(port):
-                _check_port(port, f"links[{i}].{end}_port")
-            key = (node, port)
-            if key in used_ports:
-                raise TopologyError(
-                    f"port {port} of {node} is already used by {_where(used_ports[key])}",
-                    f"links[{i}].{end}_port",
-                )
-            used_ports[key] = ("links", i)
+            _use_port(used_ports, node, port, ("links", i), f"links[{i}].{end}_port")
         pair = frozenset((a, b))
         if pair in pairs:
             raise TopologyError(
