@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -311,12 +309,3 @@ def cmd_shell(args: argparse.Namespace) -> int:
     except OSError as e:
         return _fail(f"cannot start p4runtime-shell: {e}")
     return 0  # not reached
-
-
-def wait_for_signal() -> None:
-    """Block until SIGINT or SIGTERM."""
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    while not stop.wait(0.5):
-        pass

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,8 +22,6 @@ WORKDIR = Path(".sprayfabric")
 
 def run_up(args: argparse.Namespace) -> int:
     """Load, start, program; print where everything is; wait for SIGINT/SIGTERM; stop."""
-    from ..cli.fabric import wait_for_signal
-
     logging.basicConfig(level=logging.WARNING, format="sprayfabric: %(levelname)s: %(message)s")
     topo = load_topology(args.topology)  # errors: one line from the CLI's main
     policy = policy_from_args(args)
@@ -61,3 +61,12 @@ def run_up(args: argparse.Namespace) -> int:
         run.stop()
         print("fabric stopped", flush=True)
     return 0
+
+
+def wait_for_signal() -> None:
+    """Block until SIGINT or SIGTERM."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
