@@ -4,26 +4,17 @@ primary session with the pipeline pushed (fresh for every test)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from controller import CloneSession, P4RuntimeSession, P4Schema
+from controller.fabric import Pipeline
 from controller.lb import FabricEncoder
-from p4rt_proto import p4info_pb2
 from softswitch.device_config import load_device_config, make_device_config
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.server import P4RuntimeServer
 from softswitch.runtime import SwitchRuntime
-
-FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
-
-
-@dataclass
-class Pipeline:
-    p4info: p4info_pb2.P4Info
-    device_config: bytes
+from tests.fabric.fabric import FABRIC_P4
 
 
 @pytest.fixture(scope="session")

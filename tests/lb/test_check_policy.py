@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from controller import P4Schema
+from controller.fabric import Pipeline
 from controller.lb import FabricEncoder, PolicyError, check_policy, load_policy, parse_policy
-
-from .conftest import Pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller import P4Schema
+from controller.fabric import Pipeline
 from controller.lb import FabricEncoder, Policy
 from controller.lb.from_topology import switch_intent
 from controller.routing import compute_routes
 from controller.topology import load_topology
-
-from .conftest import Pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 
