@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from ..fabric.control import STATE_FILE, ControlClient, ControlError, RunState
-from ..lb import add_policy_arguments
+from ..lb import MODES as LB_MODES
+from ..lb import SPRAY_KINDS, add_policy_arguments
 from .common import CliError
 
 __all__ = ["register"]
 
-MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
+# the labels `GroupMode.parse` takes: a mode, or spray with its kind
+MODES = (*LB_MODES, *(f"spray_{kind}" for kind in SPRAY_KINDS))
 
 
 def register(sub: Any) -> None:

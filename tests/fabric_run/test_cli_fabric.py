@@ -115,7 +115,12 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
     r = sf(tmp_path, "up", str(bad), ok=False)
     assert r.returncode == 1 and "bad.yaml" in r.stderr and "Traceback" not in r.stderr
     assert r.stderr.count("\n") == 1
-    for args in (("set-lb", "spray"), ("link", "down", "a", "b"), ("telemetry", "--once")):
+    for args in (
+        ("set-lb", "spray"),
+        ("set-lb", "spray_random"),
+        ("link", "down", "a", "b"),
+        ("telemetry", "--once"),
+    ):
         r = sf(tmp_path, *args, ok=False)
         assert r.returncode == 1 and "no running fabric here" in r.stderr, args
     r = sf(
