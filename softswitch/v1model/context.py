@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import random as _random
 import sys
+from collections import deque
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from .hashes import compute, hash_result
 
 DROP_PORT = 511
 DATAPLANE_LOGGER = "softswitch.dataplane"
+KEPT_MESSAGES = 1024  # the latest log_msg texts and assert/assume failures a switch keeps
 
 
 class DeviceLog(logging.LoggerAdapter):  # type: ignore[type-arg]
@@ -49,9 +51,11 @@ class PacketContext:
         self.recirculate_request: int | None | bool = False
         self.truncate_to: int | None = None
         self.digests: list[tuple[int, str, Any]] = []
-        self.logs: list[str] = []
+        # the latest log_msg texts and failed assert/assume calls, oldest first (a running
+        # switch must not keep them all)
+        self.logs: deque[str] = deque(maxlen=KEPT_MESSAGES)
         self.log_console = False
-        self.errors: list[str] = []
+        self.errors: deque[str] = deque(maxlen=KEPT_MESSAGES)
 
     def reset(self, std: Any, packet_length: int) -> None:
         self.std = std

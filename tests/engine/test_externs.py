@@ -9,6 +9,7 @@ import pytest
 
 from softswitch.clock import SimClock
 from softswitch.engine.matches import Exact
+from softswitch.v1model.context import KEPT_MESSAGES
 from softswitch.v1model.hashes import crc16
 from tests.p4util import one, program, switch
 
@@ -177,4 +178,23 @@ def test_digest_and_log_msg() -> None:
     sw.process(0, pkt(3, 4))
     assert len(sw.digests) == 1 and sw.digests[0].name == "d_t"
     assert (sw.digests[0].data.k, sw.digests[0].data.v) == (3, 4)
-    assert sw.ctx.logs == ["k=3 v=4"]
+    assert list(sw.ctx.logs) == ["k=3 v=4"]
+
+
+def test_log_msg_and_failed_asserts_keep_only_the_latest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    src = program(
+        decls=HDR,
+        ingress='apply { log_msg("k={}", { hdr.h.k }); assert(hdr.h.k == 255); }',
+    )
+    sw = switch(src)
+    with caplog.at_level(logging.CRITICAL, logger="softswitch.dataplane"):
+        for i in range(KEPT_MESSAGES + 5):
+            sw.process(0, pkt(i & 0xFF))
+    assert len(sw.ctx.logs) == KEPT_MESSAGES
+    assert sw.ctx.logs[0] == f"k={5 & 0xFF}"
+    assert sw.ctx.logs[-1] == f"k={(KEPT_MESSAGES + 4) & 0xFF}"
+    # the assert holds for one packet in 256: more than KEPT_MESSAGES failed
+    assert len(sw.ctx.errors) == KEPT_MESSAGES
+    assert sw.ctx.errors[-1].startswith("assert failed at ")
