@@ -129,8 +129,7 @@ def test_only_the_difference_is_written(
     fabric.set_desired({"s1": base})
     r = fabric.sync_all(["s1"])["s1"]
     assert (r.inserted, r.modified, r.deleted, r.writes) == (1, 2, 1, 3)
-    changed = base
-    assert read_state(s1.target.address, 1, schema) == canonical(changed)
+    assert read_state(s1.target.address, 1, schema) == canonical(base)
 
 
 def test_stale_entries_are_deleted(fabric: FabricSessions, local_switches, fabric_pipeline) -> None:
@@ -153,16 +152,14 @@ def test_stale_entries_are_deleted(fabric: FabricSessions, local_switches, fabri
 
 def test_failures_name_the_switch(fabric_pipeline: Pipeline, local_switches) -> None:
     schema = P4Schema(fabric_pipeline.p4info)
-    bad = [
-        codec.table_entry(
-            schema,
-            "next_hop_member",
-            {"group_id": 1, "member_index": 0},
-            "set_next_hop",
-            {"port": 1, "smac": 1, "dmac": 2},
-        )
-    ] * 1
-    dup = bad + [CloneSession(1, (Replica(4),)), CloneSession(1, (Replica(4),))]
+    member = codec.table_entry(
+        schema,
+        "next_hop_member",
+        {"group_id": 1, "member_index": 0},
+        "set_next_hop",
+        {"port": 1, "smac": 1, "dmac": 2},
+    )
+    dup = [member, CloneSession(1, (Replica(4),)), CloneSession(1, (Replica(4),))]
     targets = [local_switches[0].target, SwitchTarget("ghost", "127.0.0.1:1", 9)]
     with FabricSessions(targets, fabric_pipeline, workers=2) as fab:
         fab.set_desired({"s1": dup})
