@@ -20,6 +20,8 @@ import socket
 import time
 from dataclasses import dataclass
 
+from .ports import PortClosed
+
 __all__ = ["UdpEndpoints", "UdpPort", "parse_udp_spec"]
 
 PREFIX = "udp:"
@@ -83,8 +85,6 @@ class UdpPort:
             pass  # a full socket buffer or nobody listening: the frame is lost, as on a wire
 
     def recv(self, timeout: float | None = None) -> bytes | None:
-        from .ports import PortClosed
-
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self._closed:
