@@ -99,7 +99,40 @@ def test_package_graph_has_no_cycle() -> None:
 def test_code_generator_knows_no_architecture() -> None:
     graph = package_graph()
     assert "softswitch.v1model" not in graph["softswitch.codegen"]
-    assert "softswitch.codegen" in graph["softswitch.v1model"]  # through codegen.arch_api
+    assert "softswitch.codegen" in graph["softswitch.v1model"]
+    v1model = {m for f in (ROOT / "v1model").rglob("*.py") for m in _imports(f)}
+    assert {m for m in v1model if m.startswith("softswitch.codegen")} == {
+        "softswitch.codegen.arch_api"
+    }  # the one module architectures see
+
+
+# what each low layer may import (docs/softswitch.md, "The packages and who may import whom")
+MAY_IMPORT = {
+    "softswitch.frontend": set(),
+    "softswitch.engine": {"softswitch.program_info"},
+    "softswitch.program_info": {"softswitch.frontend"},  # types only
+    "softswitch.codegen": {"softswitch.frontend", "softswitch.engine", "softswitch.program_info"},
+    "softswitch.v1model": {
+        "softswitch.codegen",
+        "softswitch.engine",
+        "softswitch.frontend",
+        "softswitch.program_info",
+        "softswitch.clock",
+    },
+    "softswitch.compiler": {
+        "softswitch.codegen",
+        "softswitch.frontend",
+        "softswitch.program_info",
+        "softswitch.v1model",
+    },
+}
+
+
+@pytest.mark.parametrize("unit", sorted(MAY_IMPORT))
+def test_layers_import_only_what_the_documentation_allows(unit: str) -> None:
+    graph = package_graph()
+    assert unit in graph
+    assert graph[unit] <= MAY_IMPORT[unit], sorted(graph[unit] - MAY_IMPORT[unit])
 
 
 # (package imported alone, packages it must not load)
