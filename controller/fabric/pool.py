@@ -87,8 +87,5 @@ class WorkerPool:
             raise FabricError(what, failures, ok)
         return results
 
-    def submit(self, fn: Callable[[], R]) -> Future[R]:
-        return self._executor.submit(fn)
-
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
