@@ -33,7 +33,7 @@ from ..lb import DEFAULT_P4SRC, FabricConstants
 from ..p4info import load_p4info
 from ..targets import CompiledProgram, SwitchProcess, SwitchSpec, compile_program
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
-from .control import ControlServer, HostState, RunState, SwitchState
+from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
@@ -97,6 +97,11 @@ class FabricRun:
         self.timings: dict[str, float] = {}  # seconds per start-up step
         self.first_sync: dict[str, Any] = {}
         self.respawns: dict[str, int] = {}  # switch processes started again after exiting
+
+    @property
+    def state_file(self) -> Path:
+        """Where the run's `RunState` is while the control endpoint serves."""
+        return self.workdir / STATE_FILE.name
 
     # ------------------------------------------------------------ start
     def start(self, control: bool = True) -> None:
@@ -274,7 +279,7 @@ class FabricRun:
                 )
                 for h in self.topology.hosts
             ),
-        ).save(self.workdir / "run.json")
+        ).save(self.state_file)
 
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
@@ -374,7 +379,7 @@ class FabricRun:
         if self.control is not None:
             self.control.close()
             self.control = None
-            (self.workdir / "run.json").unlink(missing_ok=True)
+            (self.state_file).unlink(missing_ok=True)
         if self._poller is not None:
             self._poller.join(timeout=10)
             self._poller = None

@@ -8,16 +8,16 @@ import signal
 import sys
 import threading
 import time
-from pathlib import Path
 
 from ..lb import policy_from_args
 from ..topology import load_topology
+from .control import STATE_FILE
 from .desired import fabric_desired_state
 from .runner import FabricRun
 
 __all__ = ["run_up"]
 
-WORKDIR = Path(".sprayfabric")
+WORKDIR = STATE_FILE.parent  # where the other commands look for the run
 
 
 def run_up(args: argparse.Namespace) -> int:
@@ -54,7 +54,7 @@ def run_up(args: argparse.Namespace) -> int:
             print(
                 f"  {name:10} {w.grpc_addr:21} device {w.device_id:<4} pid {run.handles[name].pid}"
             )
-        print(f"control and metrics: {run.control.url} (/metrics); state in {WORKDIR / 'run.json'}")
+        print(f"control and metrics: {run.control.url} (/metrics); state in {STATE_FILE}")
         print("Ctrl-C stops the fabric", flush=True)
         wait_for_signal()
     finally:
