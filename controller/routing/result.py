@@ -140,9 +140,6 @@ class Routes:
         sr = self.switch_routes(switch)
         return {p: sr.groups[g] for p, g in sr.routes.items()}
 
-    def next_hops(self, switch: str, prefix: str) -> NextHops | None:
-        return self.table(switch).get(prefix)
-
     # -- totals --------------------------------------------------------------------------
     def entries_per_switch(self) -> np.ndarray:
         """Number of route entries (prefixes and host /32s) of every switch."""
