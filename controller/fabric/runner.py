@@ -238,19 +238,22 @@ class FabricRun:
         """Start again, on the same address and cables, every switch process of this run
         that has exited; the watcher then pushes the pipeline and every entry."""
         for name, h in list(self.handles.items()):
-            if self._stop.is_set() or h.alive():
-                continue
-            log.warning(
-                "%s (pid %d) exited with %s: starting it again",
-                name,
-                h.pid,
-                h.proc.returncode if h.proc else None,
-            )
-            try:
-                self.restart_switch(name)
-                self.respawns[name] = self.respawns.get(name, 0) + 1
-            except Exception as e:  # noqa: BLE001 -- retried at the next poll
-                log.warning("%s: cannot start it again: %s", name, e)
+            # under the lock: a restart_switch call holds it while it replaces the process,
+            # whose old handle (stopped by it) must not be taken for a crash
+            with self.lock:
+                if self._stop.is_set() or h.alive() or self.handles.get(name) is not h:
+                    continue
+                log.warning(
+                    "%s (pid %d) exited with %s: starting it again",
+                    name,
+                    h.pid,
+                    h.proc.returncode if h.proc else None,
+                )
+                try:
+                    self.restart_switch(name)
+                    self.respawns[name] = self.respawns.get(name, 0) + 1
+                except Exception as e:  # noqa: BLE001 -- retried at the next poll
+                    log.warning("%s: cannot start it again: %s", name, e)
 
     def _save_state(self) -> None:
         assert self.wiring is not None and self.program is not None and self.control is not None
