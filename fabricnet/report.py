@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from controller.topology import Topology
+
 from .traffic import FlowResult
 
 __all__ = ["ModeRun", "Uplink", "balance", "format_mode", "format_summary", "uplinks_of"]
@@ -36,13 +38,13 @@ class ModeRun:
         return sum(f.mbps for f in self.flows)
 
 
-def uplinks_of(topology: object, role: str = "leaf") -> list[Uplink]:
+def uplinks_of(topology: Topology, role: str = "leaf") -> list[Uplink]:
     """Every port of a `role` switch that leads to another switch, in name/port order."""
     found = []
-    for sw in topology.switches:  # type: ignore[attr-defined]
+    for sw in topology.switches:
         if sw.role != role:
             continue
-        for link in topology.links:  # type: ignore[attr-defined]
+        for link in topology.links:
             if sw.name in (link.a, link.b):
                 found.append(Uplink(sw.name, link.port_of(sw.name), link.other(sw.name)))
     return sorted(found)
