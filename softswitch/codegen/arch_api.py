@@ -61,7 +61,7 @@ class ArchContext:
 
     def type_of_name(self, name: str) -> T.P4Type | None:
         """The type a name in the current scope stands for (None if it has none)."""
-        sym = self._gen.scope.lookup(name)
+        sym = self._gen.st.scope.lookup(name)
         t = getattr(sym, "type", None)
         return t if isinstance(t, T.P4Type) else None
 
@@ -96,38 +96,38 @@ class ArchContext:
 
     def line(self, code: str) -> None:
         """Emit one line of Python at the current indentation."""
-        self._gen.out.line(code)
+        self._gen.st.out.line(code)
 
     @contextmanager
     def indent(self) -> Iterator[None]:
-        with self._gen.out.indent():
+        with self._gen.st.out.indent():
             yield
 
     # ------------------------------------------------------------ where we are
     @property
     def block_role(self) -> str | None:
         """The package argument being generated (one of the architecture's `roles`)."""
-        return self._gen.block_role
+        return self._gen.st.block_role
 
     @property
     def struct_types(self) -> Mapping[str, T.StructLikeType]:
-        return self._gen.struct_types
+        return self._gen.st.struct_types
 
     def field_annotations(self, struct: str, name: str) -> A.Annots:
-        return self._gen.field_annotations.get(struct, {}).get(name, ())
+        return self._gen.st.field_annotations.get(struct, {}).get(name, ())
 
     # ------------------------------------------------------------ control-plane view
     def add_extern(self, spec: pinfo.ExternSpec) -> None:
-        self._gen.info.externs[spec.name] = spec
+        self._gen.st.info.externs[spec.name] = spec
 
     def has_digest(self, name: str) -> bool:
-        return name in self._gen.info.digests
+        return name in self._gen.st.info.digests
 
     def add_digest(self, spec: pinfo.DigestSpec) -> None:
-        self._gen.info.digests[spec.name] = spec
+        self._gen.st.info.digests[spec.name] = spec
 
     def add_controller_header(self, spec: pinfo.ControllerHeaderSpec) -> None:
-        self._gen.info.controller_headers[spec.name] = spec
+        self._gen.st.info.controller_headers[spec.name] = spec
 
 
 class Architecture(Protocol):

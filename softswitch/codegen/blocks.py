@@ -8,7 +8,6 @@ frame (closure cells), so actions reach them without extra arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
@@ -17,28 +16,12 @@ from ..frontend.errors import P4TypeError, P4Unsupported
 from .calls import copies_back
 from .emitter import Emitter
 from .exprs import V
+from .state import FuncCtx, InstanceCtx
 from .symbols import ActionSym, Const, FunctionSym, InstanceSym, StateSym, Var
 from .tablegen import TableGenMixin
 
 if TYPE_CHECKING:
     from .program import ProgramGen
-
-
-@dataclass(slots=True)
-class FuncCtx:
-    """What `return` needs to know inside the function being generated."""
-
-    ret: T.P4Type | None
-    copy_back: list[str] = field(default_factory=list)
-    strict_in: bool = False
-
-
-@dataclass(slots=True)
-class InstanceCtx:
-    """The parser/control instance being generated (its qualified name and cells)."""
-
-    qualified: str
-    cells: list[str] = field(default_factory=list)
 
 
 class BlockMixin(TableGenMixin):
@@ -47,8 +30,8 @@ class BlockMixin(TableGenMixin):
         pys = []
         for p in params:
             t = self.resolve_type(p.type_ref)
-            py = self.local_name(p.name)
-            self.scope.define(p.name, Var(py, t, p.direction or "none", cell))
+            py = self.st.local_name(p.name)
+            self.st.scope.define(p.name, Var(py, t, p.direction or "none", cell))
             pys.append(py)
         return pys
 
@@ -62,51 +45,51 @@ class BlockMixin(TableGenMixin):
         ]
 
     def emit_nonlocal(self: ProgramGen) -> None:
-        if self.inst is not None and self.inst.cells:
-            self.out.line(f"nonlocal {', '.join(self.inst.cells)}")
+        if self.st.inst is not None and self.st.inst.cells:
+            self.st.out.line(f"nonlocal {', '.join(self.st.inst.cells)}")
 
     # ------------------------------------------------------------ functions and actions
     def gen_function(self: ProgramGen, d: A.FunctionDecl) -> None:
-        py = self.unique("f_" + d.name)
-        self.scope.define(d.name, FunctionSym(d, py))
+        py = self.st.unique("f_" + d.name)
+        self.st.scope.define(d.name, FunctionSym(d, py))
         ret = self.resolve_type(d.proto.return_type)
-        saved_scope, saved_fn = self.scope, self.func_ctx
-        self.scope = saved_scope.child("function")
+        saved_scope, saved_fn = self.st.scope, self.st.func_ctx
+        self.st.scope = saved_scope.child("function")
         try:
             pys = self.params_into_scope(d.proto.params, cell=False)
-            self.out.line(f"def {py}({', '.join(pys)}):")
-            self.func_ctx = FuncCtx(ret, self.copy_back_codes(d.proto.params, pys))
-            with self.out.indent():
+            self.st.out.line(f"def {py}({', '.join(pys)}):")
+            self.st.func_ctx = FuncCtx(ret, self.copy_back_codes(d.proto.params, pys))
+            with self.st.out.indent():
                 for s in d.body.stmts:
                     self.stmt(s)
-                if self.func_ctx.copy_back:
+                if self.st.func_ctx.copy_back:
                     self.return_stmt(A.Return(d.pos, None))
         finally:
-            self.scope, self.func_ctx = saved_scope, saved_fn
+            self.st.scope, self.st.func_ctx = saved_scope, saved_fn
 
     def gen_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> ActionSym:
-        py = self.unique("a_" + d.name)
+        py = self.st.unique("a_" + d.name)
         sym = ActionSym(d, py, qualified)
-        self.scope.define(d.name, sym)
+        self.st.scope.define(d.name, sym)
         self.record_action(d, qualified)
-        saved_scope, saved_fn = self.scope, self.func_ctx
-        self.scope = saved_scope.child("action")
-        self.in_action = True
+        saved_scope, saved_fn = self.st.scope, self.st.func_ctx
+        self.st.scope = saved_scope.child("action")
+        self.st.in_action = True
         try:
             pys = self.params_into_scope(d.params, cell=False)
-            self.out.line(f"def {py}({', '.join(pys)}):")
-            self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, pys))
-            with self.out.indent():
+            self.st.out.line(f"def {py}({', '.join(pys)}):")
+            self.st.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, pys))
+            with self.st.out.indent():
                 self.emit_nonlocal()
-                if self.trace_enabled:
-                    self.out.line(f"_trace('action', {qualified!r})")
+                if self.st.trace_enabled:
+                    self.st.out.line(f"_trace('action', {qualified!r})")
                 for s in d.body.stmts:
                     self.stmt(s)
-                if self.func_ctx.copy_back:
+                if self.st.func_ctx.copy_back:
                     self.return_stmt(A.Return(d.pos, None))
         finally:
-            self.scope, self.func_ctx = saved_scope, saved_fn
-            self.in_action = False
+            self.st.scope, self.st.func_ctx = saved_scope, saved_fn
+            self.st.in_action = False
         return sym
 
     # ------------------------------------------------------------ instances
@@ -118,26 +101,26 @@ class BlockMixin(TableGenMixin):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
             py = self.gen_block_instance(t.decl, qualified, args)
             sym = InstanceSym(t, py, qualified, t.decl)
-            self.out.line(f"{py} = make_{py}(rt)")
+            self.st.out.line(f"{py} = make_{py}(rt)")
         elif isinstance(t, T.ExternType):
-            py = self.unique("x_" + d.name)
+            py = self.st.unique("x_" + d.name)
             sym = InstanceSym(t, py, qualified, d)
-            self.arch.instantiate(self.arch_cx, sym, d, in_place)
+            self.st.arch.instantiate(self.st.arch_cx, sym, d, in_place)
         else:
             raise P4TypeError.at(d.pos, f"cannot instantiate {t}")
-        self.scope.define(d.name, sym)
+        self.st.scope.define(d.name, sym)
         return sym
 
     def instantiate_anonymous(self: ProgramGen, t: T.BlockType, pos: Any) -> InstanceSym:
-        qualified = f"{self.inst.qualified}.{t.name}" if self.inst else t.name
+        qualified = f"{self.st.inst.qualified}.{t.name}" if self.st.inst else t.name
         # define it in the enclosing factory (before the current closure is called)
-        saved = self.out
-        self.out = self.hoisted
+        saved = self.st.out
+        self.st.out = self.st.hoisted
         try:
             py = self.gen_block_instance(t.decl, qualified, {})
         finally:
-            self.out = saved
-        self.hoisted.line(f"{py} = make_{py}(rt)")
+            self.st.out = saved
+        self.st.hoisted.line(f"{py} = make_{py}(rt)")
         return InstanceSym(t, py, qualified, t.decl)
 
     def ctor_arg_values(
@@ -156,7 +139,7 @@ class BlockMixin(TableGenMixin):
                 continue
             if isinstance(pt, T.BlockType | T.ExternType):
                 # an instance passed to a constructor (`C2(c1) c2;`) is shared, not copied
-                sym = self.scope.lookup(a.name) if isinstance(a, A.NameRef) else None
+                sym = self.st.scope.lookup(a.name) if isinstance(a, A.NameRef) else None
                 if not isinstance(sym, InstanceSym):
                     raise P4TypeError.at(a.pos, f"an instance of {pt} is expected")
                 out[p.name] = (sym, pt)
@@ -169,21 +152,21 @@ class BlockMixin(TableGenMixin):
         self: ProgramGen, decl: Any, qualified: str, ctor_args: dict[str, Any]
     ) -> str:
         """Generate `def make_X(rt)` for one parser/control instance; return X."""
-        py = self.unique("i_" + qualified.replace(".", "_"))
-        saved = (self.out, self.scope, self.inst, self.func_ctx, self.hoisted)
+        py = self.st.unique("i_" + qualified.replace(".", "_"))
+        saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
         factory = Emitter()
-        self.out = factory
-        self.scope = self.global_scope.child("instance")
-        self.inst = InstanceCtx(qualified)
-        self.func_ctx = None
+        self.st.out = factory
+        self.st.scope = self.st.global_scope.child("instance")
+        self.st.inst = InstanceCtx(qualified)
+        self.st.func_ctx = None
         try:
             for name, (v, t) in ctor_args.items():
                 if isinstance(v, InstanceSym):
-                    self.scope.define(name, v)
+                    self.st.scope.define(name, v)
                 elif v.is_const:
-                    self.scope.define(name, Const(v.const, t))
+                    self.st.scope.define(name, Const(v.const, t))
                 else:
-                    self.scope.define(name, Const(None, t, v.code))
+                    self.st.scope.define(name, Const(None, t, v.code))
             if isinstance(decl, A.ParserDecl):
                 self.gen_parser_body(decl, py)
             elif isinstance(decl, A.ControlDecl):
@@ -191,17 +174,17 @@ class BlockMixin(TableGenMixin):
             else:
                 raise P4Unsupported.at(decl.pos, f"instance of {decl.name}")
         finally:
-            self.out, self.scope, self.inst, self.func_ctx, self.hoisted = saved
-        self.out.line(f"def make_{py}(rt):")
-        with self.out.indent():
-            self.out.extend(factory)
+            self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted = saved
+        self.st.out.line(f"def make_{py}(rt):")
+        with self.st.out.indent():
+            self.st.out.extend(factory)
         return py
 
     def _declare_cells(self: ProgramGen, params: tuple[A.Param, ...]) -> list[str]:
         pys = self.params_into_scope(params, cell=True)
         for py in pys:
-            self.inst.cells.append(py)
-            self.out.line(f"{py} = None")
+            self.st.inst.cells.append(py)
+            self.st.out.line(f"{py} = None")
         return pys
 
     def _control_locals(self: ProgramGen, locals_: tuple[A.Decl, ...]) -> list[tuple[str, A.Decl]]:
@@ -210,15 +193,15 @@ class BlockMixin(TableGenMixin):
         for d in locals_:
             if isinstance(d, A.VariableDecl):
                 t = self.resolve_type(d.type_ref)
-                py = self.local_name(d.name)
-                self.scope.define(d.name, Var(py, t, "", True))
-                self.inst.cells.append(py)
-                self.out.line(f"{py} = None")
+                py = self.st.local_name(d.name)
+                self.st.scope.define(d.name, Var(py, t, "", True))
+                self.st.inst.cells.append(py)
+                self.st.out.line(f"{py} = None")
                 resets.append((py, d))
             elif isinstance(d, A.ConstantDecl):
                 t = self.resolve_type(d.type_ref)
                 v = self.convert(self.expr(d.value, t), t, d.value.pos)
-                self.scope.define(d.name, Const(v.const, t, v.code))
+                self.st.scope.define(d.name, Const(v.const, t, v.code))
             elif isinstance(d, A.Instance):
                 self.gen_instance(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.ValueSetDecl):
@@ -237,9 +220,9 @@ class BlockMixin(TableGenMixin):
             t = self.resolve_type(d.type_ref)
             if d.init is not None:
                 v = self.convert(self.expr(d.init, t), t, d.init.pos)
-                self.out.line(f"{py} = {self.copy_code(v.code, t)}")
+                self.st.out.line(f"{py} = {self.copy_code(v.code, t)}")
             else:
-                self.out.line(f"{py} = {self.zero_code(t)}")
+                self.st.out.line(f"{py} = {self.zero_code(t)}")
 
     def qualify(self: ProgramGen, name: str, annots: A.Annots) -> str:
         n = A.find_annotation(annots, "name")
@@ -247,117 +230,117 @@ class BlockMixin(TableGenMixin):
             s = n.string_value() or name
             if s.startswith("."):
                 return s[1:]
-            return f"{self.inst.qualified}.{s}" if self.inst else s
-        return f"{self.inst.qualified}.{name}" if self.inst else name
+            return f"{self.st.inst.qualified}.{s}" if self.st.inst else s
+        return f"{self.st.inst.qualified}.{name}" if self.st.inst else name
 
     # ------------------------------------------------------------ controls
     def gen_control_body(self: ProgramGen, d: A.ControlDecl, py: str) -> None:
         params = self._declare_cells(d.params)
         hoisted = Emitter()
-        self.hoisted = hoisted
+        self.st.hoisted = hoisted
         resets = self._control_locals(d.locals)
-        self.out.extend(hoisted)
+        self.st.out.extend(hoisted)
         hoisted.lines.clear()
         args = [f"p_{p}" for p in params]
-        saved_fn = self.func_ctx
-        self.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params, aggregates=False))
+        saved_fn = self.st.func_ctx
+        self.st.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params, aggregates=False))
         body = Emitter()
         body.depth = 1
-        saved_out = self.out
-        self.out = body
+        saved_out = self.st.out
+        self.st.out = body
         try:
             self.emit_nonlocal()
             for p, a in zip(params, args, strict=True):
-                self.out.line(f"{p} = {a}")
+                self.st.out.line(f"{p} = {a}")
             self._emit_resets(resets)
-            if self.trace_enabled:
-                self.out.line(f"_trace('control', {self.inst.qualified!r})")
-            saved_scope = self.scope
-            self.scope = saved_scope.child()
+            if self.st.trace_enabled:
+                self.st.out.line(f"_trace('control', {self.st.inst.qualified!r})")
+            saved_scope = self.st.scope
+            self.st.scope = saved_scope.child()
             for s in d.body.stmts:
                 self.stmt(s)
-            self.scope = saved_scope
-            if self.func_ctx.copy_back:
+            self.st.scope = saved_scope
+            if self.st.func_ctx.copy_back:
                 self.return_stmt(A.Return(d.pos, None))
         finally:
-            self.out = saved_out
-            self.func_ctx = saved_fn
-        self.out.extend(hoisted)
-        self.out.line(f"def {py}({', '.join(args)}):")
-        self.out.lines.extend(body.lines)
+            self.st.out = saved_out
+            self.st.func_ctx = saved_fn
+        self.st.out.extend(hoisted)
+        self.st.out.line(f"def {py}({', '.join(args)}):")
+        self.st.out.lines.extend(body.lines)
         if len(body.lines) == 0:
-            self.out.line("    pass")
-        self.out.line(f"return {py}")
+            self.st.out.line("    pass")
+        self.st.out.line(f"return {py}")
 
     # ------------------------------------------------------------ parsers
     def gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
-        saved = self.in_parser
-        self.in_parser = True
+        saved = self.st.in_parser
+        self.st.in_parser = True
         try:
             self._gen_parser_body(d, py)
         finally:
-            self.in_parser = saved
+            self.st.in_parser = saved
 
     def _gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
         params = self._declare_cells(d.params)
-        self.hoisted = Emitter()
+        self.st.hoisted = Emitter()
         resets = self._control_locals(d.locals)
-        states = {s.name: StateSym(self.unique("s_" + s.name)) for s in d.states}
+        states = {s.name: StateSym(self.st.unique("s_" + s.name)) for s in d.states}
         if "start" not in states:
             raise P4TypeError.at(d.pos, f"parser {d.name} has no start state")
         for name, sym in states.items():
-            self.scope.define(name, sym)
+            self.st.scope.define(name, sym)
         for s in d.states:
             self.gen_state(s, states[s.name].py)
-        self.out.extend(self.hoisted)
+        self.st.out.extend(self.st.hoisted)
         args = [f"p_{p}" for p in params]
-        self.out.line(f"def {py}({', '.join(args)}):")
-        with self.out.indent():
+        self.st.out.line(f"def {py}({', '.join(args)}):")
+        with self.st.out.indent():
             self.emit_nonlocal()
             for p, a in zip(params, args, strict=True):
-                self.out.line(f"{p} = {a}")
+                self.st.out.line(f"{p} = {a}")
             self._emit_resets(resets)
-            if self.trace_enabled:
-                self.out.line(f"_trace('parser', {self.inst.qualified!r})")
-            self.out.line(f"_st = {states['start'].py}")
+            if self.st.trace_enabled:
+                self.st.out.line(f"_trace('parser', {self.st.inst.qualified!r})")
+            self.st.out.line(f"_st = {states['start'].py}")
             outs = self.copy_back_codes(d.params, params, aggregates=False)
             if outs:
                 # a sub-parser: when parsing fails its caller still gets the values
-                self.out.line("try:")
-                with self.out.indent():
-                    self.out.line("while _st is not None:")
-                    with self.out.indent():
-                        self.out.line("_st = _st()")
-                self.out.line("except (_ParserError, _Reject) as _e:")
-                with self.out.indent():
-                    self.out.line(f"_e.outs = ({', '.join(outs)},)")
-                    self.out.line("raise")
-                self.out.line(f"return ({', '.join(outs)},)")
+                self.st.out.line("try:")
+                with self.st.out.indent():
+                    self.st.out.line("while _st is not None:")
+                    with self.st.out.indent():
+                        self.st.out.line("_st = _st()")
+                self.st.out.line("except (_ParserError, _Reject) as _e:")
+                with self.st.out.indent():
+                    self.st.out.line(f"_e.outs = ({', '.join(outs)},)")
+                    self.st.out.line("raise")
+                self.st.out.line(f"return ({', '.join(outs)},)")
             else:
-                self.out.line("while _st is not None:")
-                with self.out.indent():
-                    self.out.line("_st = _st()")
-        self.out.line(f"return {py}")
+                self.st.out.line("while _st is not None:")
+                with self.st.out.indent():
+                    self.st.out.line("_st = _st()")
+        self.st.out.line(f"return {py}")
 
     def gen_state(self: ProgramGen, s: A.ParserState, py: str) -> None:
-        self.out.line(f"def {py}():")
-        saved_scope = self.scope
-        self.scope = saved_scope.child()
-        with self.out.indent():
+        self.st.out.line(f"def {py}():")
+        saved_scope = self.st.scope
+        self.st.scope = saved_scope.child()
+        with self.st.out.indent():
             self.emit_nonlocal()
-            if self.trace_enabled:
-                self.out.line(f"_trace('state', {s.name!r})")
+            if self.st.trace_enabled:
+                self.st.out.line(f"_trace('state', {s.name!r})")
             for st in s.stmts:
                 self.stmt(st)
             self.gen_transition(s)
-        self.scope = saved_scope
+        self.st.scope = saved_scope
 
     def state_target(self: ProgramGen, name: str, pos: Any) -> str:
         if name == "accept":
             return "None"
         if name == "reject":
             return "_reject"
-        sym = self.scope.lookup(name)
+        sym = self.st.scope.lookup(name)
         if not isinstance(sym, StateSym):
             raise P4TypeError.at(pos, f"{name}: no such parser state")
         return sym.py
@@ -365,36 +348,36 @@ class BlockMixin(TableGenMixin):
     def gen_transition(self: ProgramGen, s: A.ParserState) -> None:
         tr = s.transition
         if tr is None:
-            self.out.line("return _reject")
+            self.st.out.line("return _reject")
             return
         if isinstance(tr, str):
-            self.out.line(f"return {self.state_target(tr, s.pos)}")
+            self.st.out.line(f"return {self.state_target(tr, s.pos)}")
             return
         keys = [self.expr(k) for k in tr.keys]
         kpys = []
         for k in keys:
-            tmp = self.temp()
-            self.out.line(f"{tmp} = {k.code}")
+            tmp = self.st.temp()
+            self.st.out.line(f"{tmp} = {k.code}")
             kpys.append(V(tmp, k.type))
         for case in tr.cases:
             cond = self.keyset_cond(case.keyset, kpys, case.pos)
             target = self.state_target(case.state, case.pos)
             if cond == "True":
-                self.out.line(f"return {target}")
+                self.st.out.line(f"return {target}")
                 return
-            self.out.line(f"if {cond}:")
-            with self.out.indent():
-                self.out.line(f"return {target}")
+            self.st.out.line(f"if {cond}:")
+            with self.st.out.indent():
+                self.st.out.line(f"return {target}")
         # no case matched: BMv2 (as p4c-bm2-ss compiles it) ends parsing there, like
         # `reject`, with parser_error still NoError and the headers so far valid
-        self.out.line("return _reject")
+        self.st.out.line("return _reject")
 
     def keyset_cond(self: ProgramGen, ks: A.Expr, keys: list[V], pos: Any) -> str:
         items = list(ks.items) if isinstance(ks, A.TupleKeyset) else [ks]
         if isinstance(ks, A.DefaultKeyset | A.DontCare):
             return "True"
         if len(keys) > 1 and len(items) == 1 and isinstance(ks, A.NameRef):
-            vs = self.scope.lookup(ks.name)
+            vs = self.st.scope.lookup(ks.name)
             tup = "(" + ", ".join(k.code for k in keys) + ")"
             return f"{vs.py}.match({tup})"
         if len(items) != len(keys):

@@ -8,7 +8,6 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import may_write
-from .emitter import Emitter
 from .exprs import V, _SymType, const_v
 from .printer import expr_text
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
@@ -16,14 +15,6 @@ from .typeresolve import field_py
 
 if TYPE_CHECKING:
     from .program import ProgramGen
-
-
-def _is_literal(code: str) -> bool:
-    try:
-        int(code, 0)
-        return True
-    except ValueError:
-        return code in ("True", "False", "None")
 
 
 SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
@@ -111,7 +102,7 @@ class CallMixin:
     def call_stmt(self: ProgramGen, c: A.Call) -> None:
         v = self.call_expr(c, None, statement=True)
         if v.code and v.code != "None":
-            self.out.line(v.code)
+            self.st.out.line(v.code)
 
     def call_expr(
         self: ProgramGen, c: A.Call, expected: T.P4Type | None, statement: bool = False
@@ -120,20 +111,20 @@ class CallMixin:
         if isinstance(f, A.Member):
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
-            sym = self.scope.lookup(f.name)
-            if isinstance(sym, ActionSym) and not self.in_action and not self.dead:
+            sym = self.st.scope.lookup(f.name)
+            if isinstance(sym, ActionSym) and not self.st.in_action and not self.st.dead:
                 # p4c inlines calls made inside actions: only apply-block calls count
-                here = self.inst.qualified if self.inst is not None else ""
-                self.info.action_refs.append((here, sym.qualified, "call"))
-            elif isinstance(sym, ExternFunctionSym) and not self.in_parser and not self.dead:
-                self.info.extern_calls.append(sym.decl.name)
+                here = self.st.inst.qualified if self.st.inst is not None else ""
+                self.st.info.action_refs.append((here, sym.qualified, "call"))
+            elif isinstance(sym, ExternFunctionSym) and not self.st.in_parser and not self.st.dead:
+                self.st.info.extern_calls.append(sym.decl.name)
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
             if isinstance(sym, FunctionSym):
                 rt = self.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
-                return self.arch.extern_function(self.arch_cx, sym.decl, c, statement)
+                return self.st.arch.extern_function(self.st.arch_cx, sym.decl, c, statement)
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
         raise P4TypeError.at(c.pos, "this expression cannot be called")
@@ -193,62 +184,31 @@ class CallMixin:
         has_ret = not isinstance(ret, T.VoidType)
         if not backs:
             return V(call, ret) if has_ret or not statement else V(call, T.VOID)
-        tmp = self.temp()
+        tmp = self.st.temp()
         k = 1 if has_ret else 0
-        self.out.line("try:")
-        with self.out.indent():
-            self.out.line(f"{tmp} = {call}")
-        self.out.line("except _ExitSignal as _e:")
-        with self.out.indent():
+        self.st.out.line("try:")
+        with self.st.out.indent():
+            self.st.out.line(f"{tmp} = {call}")
+        self.st.out.line("except _ExitSignal as _e:")
+        with self.st.out.indent():
             # `exit` inside the callee: its out/inout values are still copied out
-            self.out.line("if _e.args:")
-            with self.out.indent():
-                self.out.line(f"{tmp} = _e.args[0]")
+            self.st.out.line("if _e.args:")
+            with self.st.out.indent():
+                self.st.out.line(f"{tmp} = _e.args[0]")
                 for i, (a, pt) in enumerate(backs):
                     self.assign(a, V(f"{tmp}[{i}]", pt))
             self.exit_stmt()
         if isinstance(callee, A.ParserDecl):
             # a sub-parser that failed: what it wrote stays, as p4c inlines it
-            self.out.line("except (_ParserError, _Reject) as _e:")
-            with self.out.indent():
-                self.out.line(f"{tmp} = _e.outs")
+            self.st.out.line("except (_ParserError, _Reject) as _e:")
+            with self.st.out.indent():
+                self.st.out.line(f"{tmp} = _e.outs")
                 for i, (a, pt) in enumerate(backs):
                     self.assign(a, V(f"{tmp}[{i}]", pt))
-                self.out.line("raise")
+                self.st.out.line("raise")
         for i, (a, pt) in enumerate(backs):
             self.assign(a, V(f"{tmp}[{i + k}]", pt))
         return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)
-
-    def capture(self: ProgramGen, fn: Any) -> tuple[Any, Any]:
-        """Run `fn` (which generates an expression) and return its value and the statements
-        it needed, without emitting them."""
-        saved = self.out
-        buf = Emitter()
-        buf.depth = saved.depth
-        self.out = buf
-        try:
-            r = fn()
-        finally:
-            self.out = saved
-        return r, buf
-
-    def capture_maybe_dead(self: ProgramGen, fn: Any, dead: bool) -> tuple[Any, Any]:
-        """`capture`, recording nothing (as in dead_branch) when `dead`."""
-        if not dead:
-            return self.capture(fn)
-        self.dead += 1
-        try:
-            return self.capture(fn)
-        finally:
-            self.dead -= 1
-
-    def snapshot(self: ProgramGen, code: str) -> str:
-        """Save a value computed so far in a temporary (unless it cannot change)."""
-        if _is_literal(code):
-            return code
-        t = self.temp()
-        self.out.line(f"{t} = {code}")
-        return t
 
     def stabilize(self: ProgramGen, e: A.Expr) -> A.Expr:
         """An lvalue whose index expressions are evaluated now, once (for compound
@@ -261,10 +221,10 @@ class CallMixin:
             idx = self.expr(e.index)
             if idx.is_const:
                 return A.Index(e.pos, self.stabilize(e.base), e.index)
-            t = self.temp()
-            self.out.line(f"{t} = {idx.code}")
+            t = self.st.temp()
+            self.st.out.line(f"{t} = {idx.code}")
             name = f"${t}"
-            self.scope.define(name, Var(t, idx.type))
+            self.st.scope.define(name, Var(t, idx.type))
             return A.Index(e.pos, self.stabilize(e.base), A.NameRef(e.index.pos, name))
         return e
 
@@ -287,10 +247,10 @@ class CallMixin:
             if isinstance(sym, TableSym):
                 if f.name != "apply":
                     raise P4TypeError.at(c.pos, f"tables have no method {f.name}")
-                if self.in_action:
+                if self.st.in_action:
                     raise P4TypeError.at(c.pos, "a table cannot be applied inside an action")
-                if not self.dead:
-                    self.applied_tables.add(sym.qualified)
+                if not self.st.dead:
+                    self.st.applied_tables.add(sym.qualified)
                 return V(f"{sym.py}()", T.ApplyResultType(sym))
             if isinstance(sym, InstanceSym):
                 it = sym.type
@@ -301,7 +261,7 @@ class CallMixin:
                 if isinstance(it, T.ExternType):
                     if it.name in ("packet_in", "packet_out"):
                         return self.packet_method(sym, f.name, c, statement)
-                    return self.arch.extern_method(self.arch_cx, sym, f.name, c, statement)
+                    return self.st.arch.extern_method(self.st.arch_cx, sym, f.name, c, statement)
             raise P4TypeError.at(c.pos, f"{f.name} cannot be called here")
         if isinstance(bt, T.ExternType) and bt.name in ("packet_in", "packet_out"):
             sym = InstanceSym(bt, base.code, bt.name)
@@ -329,7 +289,7 @@ class CallMixin:
         union_siblings = self.union_siblings(f.base)
         if f.name == "setValid":
             for s in union_siblings:
-                self.out.line(f"{s}._v = False")
+                self.st.out.line(f"{s}._v = False")
             return V(f"{base.code}._sv()", T.VOID)
         if f.name == "setInvalid":
             return V(f"{base.code}._v = False", T.VOID)
@@ -369,8 +329,8 @@ class CallMixin:
                 stack = self.expr(target.base)
                 if not isinstance(T.strip_newtype(stack.type), T.StackType):
                     raise P4TypeError.at(target.pos, ".next applies to header stacks")
-                h = self.temp()
-                self.out.line(f"{h} = {stack.code}.next_for_extract()")
+                h = self.st.temp()
+                self.st.out.line(f"{h} = {stack.code}.next_for_extract()")
                 hv = V(h, T.strip_newtype(stack.type).element)
                 after = f"{stack.code}.nxt += 1"
             elif (
@@ -381,14 +341,14 @@ class CallMixin:
             ):
                 # a member of the next element of a header-union stack
                 stack = self.expr(target.base.base)
-                u = self.temp()
-                self.out.line(f"{u} = {stack.code}.next_for_extract()")
+                u = self.st.temp()
+                self.st.out.line(f"{u} = {stack.code}.next_for_extract()")
                 ut = T.strip_newtype(stack.type).element
                 if target.name not in ut.fields:
                     raise P4TypeError.at(target.pos, f"{ut} has no member {target.name}")
                 for n in ut.fields:
                     if n != target.name:
-                        self.out.line(f"{u}.{field_py(n)}._v = False")
+                        self.st.out.line(f"{u}.{field_py(n)}._v = False")
                 hv = V(f"{u}.{field_py(target.name)}", ut.fields[target.name])
                 after = f"{stack.code}.nxt += 1"
             else:
@@ -400,15 +360,15 @@ class CallMixin:
             siblings = self.union_siblings(target)
             if len(c.args) > 1:
                 nbits = self.expr(c.args[1].value)  # type: ignore[arg-type]
-                self.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
+                self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
             else:
-                self.out.line(f"_extract({pk}, {hv.code})")
+                self.st.out.line(f"_extract({pk}, {hv.code})")
             for s in siblings:
-                self.out.line(f"{s}._v = False")
-            if self.trace_enabled:
-                self.out.line(f"_trace('extract', {expr_text(target)!r}, {hv.code})")
+                self.st.out.line(f"{s}._v = False")
+            if self.st.trace_enabled:
+                self.st.out.line(f"_trace('extract', {expr_text(target)!r}, {hv.code})")
             if after:
-                self.out.line(after)
+                self.st.out.line(after)
             return V("", T.VOID)
         if name == "lookahead":
             if not c.type_args:
@@ -438,9 +398,9 @@ class CallMixin:
     def emit_value(self: ProgramGen, pk: str, v: V, pos: Any) -> None:
         t = T.strip_newtype(v.type)
         if isinstance(t, T.StructLikeType) and t.is_header:
-            self.out.line(f"if {v.code}._v:")
-            with self.out.indent():
-                self.out.line(f"{_emitter(t)}({pk}, {v.code})")
+            self.st.out.line(f"if {v.code}._v:")
+            with self.st.out.indent():
+                self.st.out.line(f"{_emitter(t)}({pk}, {v.code})")
             return
         if isinstance(t, T.StructLikeType):  # struct or header union: members in order
             for n, ft in t.fields.items():
@@ -448,13 +408,13 @@ class CallMixin:
             return
         if isinstance(t, T.StackType):
             el = t.element
-            self.out.line(f"for _h in {v.code}.h:")
-            with self.out.indent():
+            self.st.out.line(f"for _h in {v.code}.h:")
+            with self.st.out.indent():
                 if el.is_union:
                     for n, ht in el.fields.items():
-                        self.out.line(f"{_emitter(ht)}({pk}, _h.{field_py(n)})")
+                        self.st.out.line(f"{_emitter(ht)}({pk}, _h.{field_py(n)})")
                 else:
-                    self.out.line(f"{_emitter(el)}({pk}, _h)")
+                    self.st.out.line(f"{_emitter(el)}({pk}, _h)")
             return
         raise P4Unsupported.at(pos, f"emit of a value of type {v.type}")
 

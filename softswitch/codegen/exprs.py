@@ -169,10 +169,10 @@ class ExprMixin:
         are saved in temporaries first, so the call cannot change what they read."""
         out: list[V] = []
         for thunk in thunks:
-            v, pre = self.capture(thunk)
+            v, pre = self.st.capture(thunk)
             if pre.lines:
-                out = [V(self.snapshot(x.code), x.type, x.const) for x in out]
-                self.out.lines.extend(pre.lines)
+                out = [V(self.st.snapshot(x.code), x.type, x.const) for x in out]
+                self.st.out.lines.extend(pre.lines)
             out.append(v)
         return out
 
@@ -191,7 +191,7 @@ class ExprMixin:
                 return const_v(e.value, T.INT)
             t = T.BitType(e.width, e.signed)
             if e.value > mask(e.width):
-                self.warn(e.pos, f"value {e.value} does not fit in {t}; it wraps")
+                self.st.warn(e.pos, f"value {e.value} does not fit in {t}; it wraps")
             return const_v(wrap_value(e.value, t), t)
         if isinstance(e, A.BoolLit):
             return const_v(e.value, T.BOOL)
@@ -200,9 +200,9 @@ class ExprMixin:
         if isinstance(e, A.NameRef):
             return self.name_expr(e)
         if isinstance(e, A.ErrorMember):
-            if e.name not in self.error_type.members:
+            if e.name not in self.st.error_type.members:
                 raise P4TypeError.at(e.pos, f"error.{e.name} is not declared")
-            return const_v(self.error_type.code(e.name), self.error_type)
+            return const_v(self.st.error_type.code(e.name), self.st.error_type)
         if isinstance(e, A.Member):
             return self.member_expr(e)
         if isinstance(e, A.Index):
@@ -218,27 +218,27 @@ class ExprMixin:
         if isinstance(e, A.Conditional):
             c = self.convert(self.expr(e.cond), T.BOOL, e.cond.pos)
             # with a constant condition the other operand is dead code (see dead_branch)
-            a, pre_a = self.capture_maybe_dead(
+            a, pre_a = self.st.capture_maybe_dead(
                 lambda: self.expr(e.then, expected), c.is_const and not c.const
             )
-            b, pre_b = self.capture_maybe_dead(
+            b, pre_b = self.st.capture_maybe_dead(
                 lambda: self.expr(e.other, expected), c.is_const and bool(c.const)
             )
             if c.is_const and (pre_a.lines or pre_b.lines):
                 a, b = self.unify(a, b, e.pos, "?:")
-                self.out.lines.extend((pre_a if c.const else pre_b).lines)
+                self.st.out.lines.extend((pre_a if c.const else pre_b).lines)
                 return a if c.const else b
             if pre_a.lines or pre_b.lines:
                 a, b = self.unify(a, b, e.pos, "?:")
-                t = self.temp()
-                self.out.line(f"if {c.code}:")
-                with self.out.indent():
-                    self.out.lines.extend(_reindent(pre_a.lines))
-                    self.out.line(f"{t} = {a.code}")
-                self.out.line("else:")
-                with self.out.indent():
-                    self.out.lines.extend(_reindent(pre_b.lines))
-                    self.out.line(f"{t} = {b.code}")
+                t = self.st.temp()
+                self.st.out.line(f"if {c.code}:")
+                with self.st.out.indent():
+                    self.st.out.lines.extend(_reindent(pre_a.lines))
+                    self.st.out.line(f"{t} = {a.code}")
+                self.st.out.line("else:")
+                with self.st.out.indent():
+                    self.st.out.lines.extend(_reindent(pre_b.lines))
+                    self.st.out.line(f"{t} = {b.code}")
                 return V(t, a.type)
             if isinstance(a.type, T.IntLiteralType) and isinstance(b.type, T.IntLiteralType):
                 if expected is not None and not isinstance(expected, T.IntLiteralType):
@@ -281,7 +281,7 @@ class ExprMixin:
 
     # ------------------------------------------------------------ names
     def name_expr(self: ProgramGen, e: A.NameRef) -> V:
-        sym = self.scope.lookup(e.name)
+        sym = self.st.scope.lookup(e.name)
         if sym is None:
             raise P4TypeError.at(e.pos, f"{e.name}: no such declaration")
         if isinstance(sym, Var):
@@ -402,18 +402,18 @@ class ExprMixin:
         op = e.op
         if op in ("&&", "||"):
             a = self.convert(self.expr(e.left), T.BOOL, e.left.pos)
-            b, pre = self.capture_maybe_dead(
+            b, pre = self.st.capture_maybe_dead(
                 lambda: self.convert(self.expr(e.right), T.BOOL, e.right.pos),
                 a.is_const and bool(a.const) == (op == "||"),
             )
             if pre.lines:
                 # the right operand needs statements: run them only when it is evaluated
-                t = self.temp()
-                self.out.line(f"{t} = {a.code}")
-                self.out.line(f"if {t}:" if op == "&&" else f"if not {t}:")
-                with self.out.indent():
-                    self.out.lines.extend(_reindent(pre.lines))
-                    self.out.line(f"{t} = {b.code}")
+                t = self.st.temp()
+                self.st.out.line(f"{t} = {a.code}")
+                self.st.out.line(f"if {t}:" if op == "&&" else f"if not {t}:")
+                with self.st.out.indent():
+                    self.st.out.lines.extend(_reindent(pre.lines))
+                    self.st.out.line(f"{t} = {b.code}")
                 return V(t, T.BOOL)
             if a.is_const and b.is_const:
                 return const_v(a.const and b.const if op == "&&" else a.const or b.const, T.BOOL)

@@ -25,13 +25,13 @@ class StmtMixin:
                 target = self.stabilize(target)
                 value = A.Binary(value.pos, value.op, target, value.right)
             target_type = self.expr(target).type
-            v, pre = self.capture(
+            v, pre = self.st.capture(
                 lambda: self.convert(self.expr(value, target_type), target_type, s.pos)
             )
             if pre.lines:
                 # the target's indices are evaluated before the value (left to right)
                 target = self.stabilize(target)
-                self.out.lines.extend(pre.lines)
+                self.st.out.lines.extend(pre.lines)
             self.assign(target, v)
         elif isinstance(s, A.CallStmt):
             self.call_stmt(s.call)
@@ -42,40 +42,40 @@ class StmtMixin:
                 live, dead = (s.then, s.other) if c.const else (s.other, s.then)
                 if dead is not None:
                     self.dead_branch(dead)
-                before = len(self.out.lines)
+                before = len(self.st.out.lines)
                 if live is not None:
                     self.block_scoped(live)
-                if len(self.out.lines) == before:
-                    self.out.line("pass")
+                if len(self.st.out.lines) == before:
+                    self.st.out.line("pass")
                 return
-            self.out.line(f"if {c.code}:")
-            with self.out.indent():
+            self.st.out.line(f"if {c.code}:")
+            with self.st.out.indent():
                 self.block_scoped(s.then)
             if s.other is not None:
-                self.out.line("else:")
-                with self.out.indent():
+                self.st.out.line("else:")
+                with self.st.out.indent():
                     self.block_scoped(s.other)
         elif isinstance(s, A.Block):
             self.block_scoped(s)
         elif isinstance(s, A.VarDecl):
             t = self.resolve_type(s.type_ref)
-            py = self.local_name(s.name)
+            py = self.st.local_name(s.name)
             if s.init is not None:
                 v = self.convert(self.expr(s.init, t), t, s.init.pos)
                 code = self.copy_code(v.code, t) if _needs_copy(s.init) else v.code
             else:
                 code = self.zero_code(t)
-            self.scope.define(s.name, Var(py, t))
-            self.out.line(f"{py} = {code}")
+            self.st.scope.define(s.name, Var(py, t))
+            self.st.out.line(f"{py} = {code}")
         elif isinstance(s, A.ConstDecl):
             t = self.resolve_type(s.type_ref)
             v = self.convert(self.expr(s.value, t), t, s.value.pos)
             if v.is_const:
-                self.scope.define(s.name, Const(v.const, t))
+                self.st.scope.define(s.name, Const(v.const, t))
             else:
-                py = self.local_name(s.name)
-                self.out.line(f"{py} = {v.code}")
-                self.scope.define(s.name, Var(py, t))
+                py = self.st.local_name(s.name)
+                self.st.out.line(f"{py} = {v.code}")
+                self.st.scope.define(s.name, Var(py, t))
         elif isinstance(s, A.Exit):
             self.exit_stmt()
         elif isinstance(s, A.Return):
@@ -83,23 +83,23 @@ class StmtMixin:
         elif isinstance(s, A.Switch):
             self.switch_stmt(s)
         elif isinstance(s, A.EmptyStmt):
-            self.out.line("pass")
+            self.st.out.line("pass")
         elif isinstance(s, A.For | A.ForIn):
             self.for_stmt(s)
         elif isinstance(s, A.Break | A.Continue):
-            if not self.loop_depth:
+            if not self.st.loop_depth:
                 raise P4TypeError.at(s.pos, f"{type(s).__name__.lower()} outside of a loop")
-            self.out.line("break" if isinstance(s, A.Break) else "continue")
+            self.st.out.line("break" if isinstance(s, A.Break) else "continue")
         else:
             raise P4Unsupported.at(s.pos, f"statement {type(s).__name__} here")
 
     def dead_branch(self: ProgramGen, s: A.Stmt) -> None:
         """Check a branch no packet can take, generating and recording nothing."""
-        self.capture_maybe_dead(lambda: self.block_scoped(s), True)
+        self.st.capture_maybe_dead(lambda: self.block_scoped(s), True)
 
     def block_scoped(self: ProgramGen, s: A.Stmt) -> None:
-        saved = self.scope
-        self.scope = saved.child()
+        saved = self.st.scope
+        self.st.scope = saved.child()
         try:
             if isinstance(s, A.Block):
                 for x in s.stmts:
@@ -107,63 +107,63 @@ class StmtMixin:
             else:
                 self.stmt(s)
         finally:
-            self.scope = saved
+            self.st.scope = saved
 
     def for_stmt(self: ProgramGen, s: A.For | A.ForIn) -> None:
-        saved = self.scope
-        self.scope = saved.child()
-        self.loop_depth += 1
+        saved = self.st.scope
+        self.st.scope = saved.child()
+        self.st.loop_depth += 1
         try:
             if isinstance(s, A.ForIn):
                 t = self.resolve_type(s.type_ref)
                 it = s.iterable
-                py = self.local_name(s.name)
-                self.scope.define(s.name, Var(py, t))
+                py = self.st.local_name(s.name)
+                self.st.scope.define(s.name, Var(py, t))
                 if isinstance(it, A.RangeKeyset):
                     lo = self.convert(self.expr(it.lo, t), t, it.pos)
                     hi = self.convert(self.expr(it.hi, t), t, it.pos)
-                    self.out.line(f"for {py} in range({lo.code}, {hi.code} + 1):")
+                    self.st.out.line(f"for {py} in range({lo.code}, {hi.code} + 1):")
                 else:
                     v = self.expr(it)
                     vt = T.strip_newtype(v.type)
                     src = f"{v.code}.h" if isinstance(vt, T.StackType) else v.code
-                    self.out.line(f"for {py} in {src}:")
-                with self.out.indent():
+                    self.st.out.line(f"for {py} in {src}:")
+                with self.st.out.indent():
                     self.block_scoped(s.body)
                 return
             for st in s.init:
                 self.stmt(st)
-            first = self.temp()
-            self.out.line(f"{first} = True")
-            self.out.line("while True:")
-            with self.out.indent():
+            first = self.st.temp()
+            self.st.out.line(f"{first} = True")
+            self.st.out.line("while True:")
+            with self.st.out.indent():
                 if s.update:
-                    self.out.line(f"if not {first}:")
-                    with self.out.indent():
+                    self.st.out.line(f"if not {first}:")
+                    with self.st.out.indent():
                         for st in s.update:
                             self.stmt(st)
-                    self.out.line(f"{first} = False")
+                    self.st.out.line(f"{first} = False")
                 if s.cond is not None:
                     c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
-                    self.out.line(f"if not {c.code}:")
-                    with self.out.indent():
-                        self.out.line("break")
+                    self.st.out.line(f"if not {c.code}:")
+                    with self.st.out.indent():
+                        self.st.out.line("break")
                 self.block_scoped(s.body)
         finally:
-            self.loop_depth -= 1
-            self.scope = saved
+            self.st.loop_depth -= 1
+            self.st.scope = saved
 
     def exit_stmt(self: ProgramGen) -> None:
         """`exit`: out/inout values of the current action or function still go back."""
-        fn = self.func_ctx
+        fn = self.st.func_ctx
         if fn is not None and fn.copy_back:
             vals = ", ".join(fn.copy_back)
-            self.out.line(f"raise _ExitSignal(({vals},))")
+            self.st.out.line(f"raise _ExitSignal(({vals},))")
         else:
-            self.out.line("raise _EXIT")
+            self.st.out.line("raise _EXIT")
 
     def return_stmt(self: ProgramGen, s: A.Return) -> None:
-        fn = self.func_ctx
+        fn = self.st.func_ctx
         if fn is None:
             raise P4TypeError.at(s.pos, "return outside of a function, action or control")
         parts: list[str] = []
@@ -173,20 +173,20 @@ class StmtMixin:
             parts.append(self.convert(self.expr(s.value, fn.ret), fn.ret, s.pos).code)
         parts.extend(fn.copy_back)
         if not parts:
-            self.out.line("return")
+            self.st.out.line("return")
         elif len(parts) == 1 and not fn.copy_back:
-            self.out.line(f"return {parts[0]}")
+            self.st.out.line(f"return {parts[0]}")
         else:
-            self.out.line(f"return ({', '.join(parts)},)")
+            self.st.out.line(f"return ({', '.join(parts)},)")
 
     def switch_stmt(self: ProgramGen, s: A.Switch) -> None:
-        if self.in_action:
+        if self.st.in_action:
             raise P4Unsupported.at(
                 s.pos, "switch statements inside actions are not supported on this target"
             )
         subj = self.expr(s.subject)
-        tmp = self.temp()
-        self.out.line(f"{tmp} = {subj.code}")
+        tmp = self.st.temp()
+        self.st.out.line(f"{tmp} = {subj.code}")
         is_action = isinstance(subj.type, T.ActionEnumType)
         pending: list[str] = []
         first = True
@@ -208,9 +208,9 @@ class StmtMixin:
                 continue
             kw = "if" if first else "elif"
             cond_all = " or ".join(pending) if "True" not in pending else "True"
-            self.out.line(f"{kw} {cond_all}:")
+            self.st.out.line(f"{kw} {cond_all}:")
             first = False
-            with self.out.indent():
+            with self.st.out.indent():
                 self.block_scoped(case.body)
             pending = []
 
@@ -223,18 +223,22 @@ class StmtMixin:
         ):
             code = self.copy_code(code, t)
         if isinstance(target, A.NameRef):
-            sym = self.scope.lookup(target.name)
+            sym = self.st.scope.lookup(target.name)
             if not isinstance(sym, Var):
                 raise P4TypeError.at(target.pos, f"{target.name} cannot be assigned")
-            if sym.direction == "in" and self.func_ctx is not None and self.func_ctx.strict_in:
+            if (
+                sym.direction == "in"
+                and self.st.func_ctx is not None
+                and self.st.func_ctx.strict_in
+            ):
                 raise P4TypeError.at(target.pos, f"{target.name} is an 'in' parameter")
             if sym.direction in ("inout", "out") and isinstance(
                 T.strip_newtype(t), T.StructLikeType | T.StackType
             ):
                 # the caller holds this object: overwrite it in place
-                self.out.line(f"_assign({sym.py}, {code})")
+                self.st.out.line(f"_assign({sym.py}, {code})")
             else:
-                self.out.line(f"{sym.py} = {code}")
+                self.st.out.line(f"{sym.py} = {code}")
             return
         if isinstance(target, A.Member):
             base = self.expr(target.base)
@@ -244,11 +248,11 @@ class StmtMixin:
                     # assigning a member header of a union invalidates the others
                     for n in bt.fields:
                         if n != target.name:
-                            self.out.line(f"{base.code}.{field_py(n)}._v = False")
-                self.out.line(f"{base.code}.{field_py(target.name)} = {code}")
+                            self.st.out.line(f"{base.code}.{field_py(n)}._v = False")
+                self.st.out.line(f"{base.code}.{field_py(target.name)} = {code}")
                 return
             if isinstance(bt, T.StackType) and target.name in ("next", "last"):
-                self.out.line(f"{base.code}.set_{target.name}({code})")
+                self.st.out.line(f"{base.code}.set_{target.name}({code})")
                 return
             raise P4TypeError.at(target.pos, "this member cannot be assigned")
         if isinstance(target, A.Index):
@@ -256,9 +260,9 @@ class StmtMixin:
             idx = self.expr(target.index)
             if isinstance(T.strip_newtype(base.type), T.StackType):
                 if idx.is_const:
-                    self.out.line(f"{base.code}.h[{idx.const}] = {code}")
+                    self.st.out.line(f"{base.code}.h[{idx.const}] = {code}")
                 else:
-                    self.out.line(f"{base.code}.put({idx.code}, {code})")
+                    self.st.out.line(f"{base.code}.put({idx.code}, {code})")
                 return
             raise P4Unsupported.at(target.pos, "assignment to an indexed tuple")
         if isinstance(target, A.Slice):

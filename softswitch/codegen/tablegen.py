@@ -48,7 +48,7 @@ class TableGenMixin:
             hi = self.convert(self.expr(item.hi, key.type), key.type, pos)
             return f"{lo.code} <= {key.code} <= {hi.code}"
         if isinstance(item, A.NameRef):
-            sym = self.scope.lookup(item.name)
+            sym = self.st.scope.lookup(item.name)
             if isinstance(sym, ValueSetSym):
                 return f"{sym.py}.match(({key.code},))"
         v = self.convert(self.expr(item, key.type), key.type, pos)
@@ -58,20 +58,20 @@ class TableGenMixin:
         t = self.resolve_type(d.element)
         size = self.const_int(d.size)
         qualified = self.qualify(d.name, d.annotations)
-        py = self.unique("vs_" + d.name)
+        py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
-        self.info.value_sets[qualified] = pinfo.ValueSetSpec(
+        self.st.info.value_sets[qualified] = pinfo.ValueSetSpec(
             qualified, size, fields, annots_ir(d.annotations)
         )
-        self.out.line(f"{py} = rt.value_set({qualified!r})")
-        self.scope.define(d.name, ValueSetSym(py, t, qualified))
+        self.st.out.line(f"{py} = rt.value_set({qualified!r})")
+        self.st.scope.define(d.name, ValueSetSym(py, t, qualified))
 
     def value_set_fields(
         self: ProgramGen, t: T.P4Type, pos: Any
     ) -> tuple[pinfo.HeaderFieldSpec, ...]:
         t0 = T.strip_newtype(t)
         if isinstance(t0, T.StructLikeType):
-            fa = self.field_annotations.get(t0.name, {})
+            fa = self.st.field_annotations.get(t0.name, {})
             return tuple(
                 pinfo.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ())), ft)
                 for n, ft in t0.fields.items()
@@ -92,20 +92,20 @@ class TableGenMixin:
             )
         idn = A.find_annotation(d.annotations, "id")
         if A.find_annotation(d.annotations, "hidden") is None:
-            self.info.actions.setdefault(
+            self.st.info.actions.setdefault(
                 qualified,
                 pinfo.ActionSpec(
                     qualified,
                     tuple(params),
                     annots_ir(d.annotations),
                     idn.int_value() if idn else None,
-                    self.inst.qualified if self.inst is not None else "",
+                    self.st.inst.qualified if self.st.inst is not None else "",
                 ),
             )
 
     def named_type(self: ProgramGen, p: Any) -> str:
         ref = p.type_ref
-        if isinstance(ref, A.NamedTypeRef) and ref.name in self.type_names:
+        if isinstance(ref, A.NamedTypeRef) and ref.name in self.st.type_names:
             return ref.name
         return ""
 
@@ -118,8 +118,8 @@ class TableGenMixin:
     # ------------------------------------------------------------ tables
     def gen_table(self: ProgramGen, d: A.TableDecl) -> None:  # noqa: C901
         qualified = self.qualify(d.name, d.annotations)
-        py = self.unique("t_" + d.name)
-        tpy = self.unique("T_" + d.name)
+        py = self.st.unique("t_" + d.name)
+        tpy = self.st.unique("T_" + d.name)
         sym = TableSym(d, py, qualified)
         keys: list[pinfo.KeySpec] = []
         sel_keys: list[pinfo.KeySpec] = []
@@ -134,7 +134,7 @@ class TableGenMixin:
                 code, width = as_bits(v.code, kt), T.width_of(kt)
             else:
                 raise P4TypeError.at(k.pos, f"cannot match on a value of type {v.type}")
-            if k.match_kind not in self.match_kind_type.members:
+            if k.match_kind not in self.st.match_kind_type.members:
                 raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
             nm = A.find_annotation(k.annotations, "name")
             kname = (nm.string_value() if nm else None) or expr_text(k.expr)
@@ -157,7 +157,7 @@ class TableGenMixin:
         action_refs: list[pinfo.ActionRefSpec] = []
         fns: list[str] = []
         for ar in d.actions:
-            asym = self.scope.lookup(ar.name.lstrip("."))
+            asym = self.st.scope.lookup(ar.name.lstrip("."))
             if not isinstance(asym, ActionSym):
                 raise P4TypeError.at(ar.pos, f"{ar.name}: no such action")
             scope = "TABLE_AND_DEFAULT"
@@ -180,7 +180,7 @@ class TableGenMixin:
         else:
             dname, dargs, dconst = "NoAction", (), False
             if not any(a.name == "NoAction" for a in action_refs):
-                nsym = self.scope.lookup("NoAction")
+                nsym = self.st.scope.lookup("NoAction")
                 if isinstance(nsym, ActionSym):
                     action_refs.append(
                         pinfo.ActionRefSpec("NoAction", "DEFAULT_ONLY", (("defaultonly", ""),))
@@ -217,45 +217,45 @@ class TableGenMixin:
             hidden=A.find_annotation(d.annotations, "hidden") is not None,
             has_priority=has_prio,
         )
-        self.info.tables[qualified] = spec
-        here = self.inst.qualified if self.inst is not None else ""
-        start = len(self.info.action_refs)
+        self.st.info.tables[qualified] = spec
+        here = self.st.inst.qualified if self.st.inst is not None else ""
+        start = len(self.st.info.action_refs)
         for ref in spec.actions:
-            self.info.action_refs.append((here, ref.name, "table"))
-        self.info.action_refs.append((here, spec.default_action, "table"))
-        self.table_refs[qualified] = (tpy, start, len(self.info.action_refs))
-        self.out.line(
+            self.st.info.action_refs.append((here, ref.name, "table"))
+        self.st.info.action_refs.append((here, spec.default_action, "table"))
+        self.st.table_refs[qualified] = (tpy, start, len(self.st.info.action_refs))
+        self.st.out.line(
             f"{tpy} = rt.table({qualified!r}, ({', '.join(fns)}{',' if len(fns) == 1 else ''}))"
         )
-        self.out.line(f"def {py}():")
-        with self.out.indent():
+        self.st.out.line(f"def {py}():")
+        with self.st.out.indent():
             self.emit_nonlocal()
             key = "(" + ", ".join(key_codes) + ("," if len(key_codes) == 1 else "") + ")"
             if sel_codes:
                 sel = "(" + ", ".join(sel_codes) + ("," if len(sel_codes) == 1 else "") + ")"
-                self.out.line(f"_r = {tpy}.lookup({key}, {sel})")
+                self.st.out.line(f"_r = {tpy}.lookup({key}, {sel})")
             elif _PURE_KEY.fullmatch(key) and not _CALL.search(key):
                 # an empty table gives its default result without building the key
-                self.out.line(f"_r = {tpy}.empty or {tpy}.hot({key})")
+                self.st.out.line(f"_r = {tpy}.empty or {tpy}.hot({key})")
             else:
-                self.out.line(f"_r = {tpy}.hot({key})")
-            if self.trace_enabled:
-                self.out.line(f"_trace('table', {qualified!r}, _r)")
-            self.out.line("_r[2](*_r[3])")
-            self.out.line("return _r")
-        self.scope.define(d.name, sym)
+                self.st.out.line(f"_r = {tpy}.hot({key})")
+            if self.st.trace_enabled:
+                self.st.out.line(f"_trace('table', {qualified!r}, _r)")
+            self.st.out.line("_r[2](*_r[3])")
+            self.st.out.line("return _r")
+        self.st.scope.define(d.name, sym)
 
     def key_type_name(self: ProgramGen, e: A.Expr) -> str:
         return ""
 
     def bound_action(self: ProgramGen, asym: ActionSym, ar: A.ActionRef) -> str:
         """`actions = { a(x); }`: the leading directional parameters are bound here."""
-        py = self.unique(asym.py + "_bound")
+        py = self.st.unique(asym.py + "_bound")
         dir_params = [p for p in asym.decl.params if p.direction]
         if len(ar.args) > len(dir_params):
             raise P4TypeError.at(ar.pos, "too many bound arguments")
-        self.out.line(f"def {py}(*cp):")
-        with self.out.indent():
+        self.st.out.line(f"def {py}(*cp):")
+        with self.st.out.indent():
             self.emit_nonlocal()
             codes = []
             backs: list[tuple[A.Expr, T.P4Type]] = []
@@ -272,9 +272,9 @@ class TableGenMixin:
                     backs.append((a.value, pt))
             call = f"{asym.py}({', '.join(codes)}, *cp)"
             if not backs:
-                self.out.line(f"return {call}")
+                self.st.out.line(f"return {call}")
             else:
-                self.out.line(f"_b = {call}")
+                self.st.out.line(f"_b = {call}")
                 for i, (e, pt) in enumerate(backs):
                     self.assign(e, V(f"_b[{i}]", pt))
         return py
@@ -284,7 +284,7 @@ class TableGenMixin:
         if p is None:
             return None
         if isinstance(p.value, A.NameRef):
-            sym = self.scope.lookup(p.value.name)
+            sym = self.st.scope.lookup(p.value.name)
             if isinstance(sym, InstanceSym):
                 return sym.qualified
             raise P4TypeError.at(p.pos, f"{p.value.name} is not an extern instance")
@@ -310,7 +310,7 @@ class TableGenMixin:
         else:
             raise P4TypeError.at(pos, "an action call is expected")
         name = name.lstrip(".")
-        asym = self.scope.lookup(name)
+        asym = self.st.scope.lookup(name)
         if not isinstance(asym, ActionSym):
             raise P4TypeError.at(pos, f"{name}: no such action")
         if not any(a.name.lstrip(".") == name for a in d.actions):

@@ -63,9 +63,9 @@ class TypeMixin:
                 case "bool":
                     return T.BOOL
                 case "error":
-                    return self.error_type
+                    return self.st.error_type
                 case "match_kind":
-                    return self.match_kind_type
+                    return self.st.match_kind_type
                 case "string":
                     return T.STRING
                 case "int":
@@ -82,12 +82,12 @@ class TypeMixin:
         if isinstance(ref, A.TupleTypeRef):
             return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
         if isinstance(ref, A.NamedTypeRef):
-            sym = self.scope.lookup(ref.name)
+            sym = self.st.scope.lookup(ref.name)
             if not isinstance(sym, TypeSym):
                 raise P4TypeError.at(ref.pos, f"{ref.name}: unknown type")
             t = sym.type
-            if isinstance(t, T.StructLikeType) and t.name in self.odd_headers:
-                raise self.odd_headers[t.name]
+            if isinstance(t, T.StructLikeType) and t.name in self.st.odd_headers:
+                raise self.st.odd_headers[t.name]
             if ref.args and isinstance(t, T.ExternType):
                 args = tuple(self.resolve_type(a) for a in ref.args)
                 return T.ExternType(t.name, t.decl, args)
@@ -98,7 +98,7 @@ class TypeMixin:
     def declare_struct(self: ProgramGen, d: A.StructLikeDecl) -> None:
         fields: dict[str, T.P4Type] = {}
         st = T.StructLikeType(d.kind, d.name, fields, "", d.annotations)
-        self.scope.define(d.name, TypeSym(st))
+        self.st.scope.define(d.name, TypeSym(st))
         for f in d.fields:
             ft = self.resolve_type(f.type_ref)
             if d.kind == "header" and not _header_field_ok(ft):
@@ -113,13 +113,13 @@ class TypeMixin:
             if width % 8 and not any(isinstance(t, T.VarbitType) for t in fields.values()):
                 # refused where the type is used, as p4c-bm2-ss refuses only the header
                 # types a program instantiates (an unused @controller_header may be odd)
-                self.odd_headers[d.name] = P4Unsupported.at(
+                self.st.odd_headers[d.name] = P4Unsupported.at(
                     d.pos,
                     f"header {d.name} has fields totaling {width} bits: this target (as BMv2) "
                     "only supports headers of a multiple of 8 bits",
                 )
-        st.pyname = self.unique("H_" + d.name)
-        self.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
+        st.pyname = self.st.unique("H_" + d.name)
+        self.st.field_annotations[d.name] = {f.name: f.annotations for f in d.fields}
         self.emit_struct_class(st)
 
     def _zero_fields(
@@ -213,7 +213,7 @@ class TypeMixin:
                             out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
                         out.line("self._v = True")
         out.line("")
-        self.classes.extend(out)
+        self.st.classes.extend(out)
 
     def _emit_pack_unpack(self: ProgramGen, out: Emitter, st: T.StructLikeType) -> None:
         """`_ext(v)` sets the fields from the header's bits as one int; `_pack()` is the inverse."""
@@ -294,16 +294,16 @@ class TypeMixin:
             for m, e in zip(d.members, d.values, strict=True):
                 values[m] = wrap_value(self.const_int(e), ut)
             et = T.EnumType(d.name, d.members, ut, values)
-        self.scope.define(d.name, TypeSym(et))
+        self.st.scope.define(d.name, TypeSym(et))
 
     def declare_typedef(self: ProgramGen, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
             annots = tuple((a.name, a.body) for a in d.annotations)
-            self.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
+            self.st.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
-            self.scope.define(d.name, TypeSym(base))
-        self.type_names[d.name] = base
+            self.st.scope.define(d.name, TypeSym(base))
+        self.st.type_names[d.name] = base
 
 
 def _inlinable(t: T.P4Type) -> bool:
