@@ -78,6 +78,7 @@ class Table:
         # table's match kinds and features; both are rebuilt by every change (`refresh`)
         self.empty: Result | None = None
         self.hot: Callable[[tuple[int, ...]], Result] = self.lookup
+        self._find: Callable[[tuple[int, ...]], Entry | None] | None = None
         self._exact_results = _ExactResults(self)
         self.set_default(spec.default_action, spec.default_args, initial=True)
         if spec.const_entries:
@@ -88,18 +89,45 @@ class Table:
         """Rebind `empty` and `hot` after entries, the default action or the table's
         attachments (profile, direct meter, idle-timeout clock) changed."""
         self.empty = None if self.entries else self.default.result
-        plain = (
-            self.profile is None
-            and self.clock is None
-            and not self.direct_counter
-            and self.direct_meter is None
-        )
-        if plain and self.all_exact:
+        self._find = None  # rebuilt on the next lookup (a bulk insert builds it once)
+        plain = self.profile is None and self.clock is None and self.direct_meter is None
+        if plain and not self.direct_counter and self.all_exact:
             self.hot = self._exact_results.__getitem__
-        elif plain and self.lpm_index is not None and len(self.kinds) == 1:
+        elif (
+            plain
+            and not self.direct_counter
+            and self.lpm_index is not None
+            and len(self.kinds) == 1
+        ):
             self.hot = self._lpm_lookup()
+        elif plain:
+            self.hot = self._build_hot
         else:
             self.hot = self.lookup
+
+    def _build_hot(self, key: tuple[int, ...]) -> Result:
+        """The first lookup after a change: specialise `hot`, then look up."""
+        find = self._entry_finder()
+        default = self.default
+        if self.direct_counter:
+            ctx = self.context
+
+            def hot(key: tuple[int, ...]) -> Result:
+                e = find(key)
+                if e is None:
+                    return default.result  # type: ignore[return-value]
+                e.packets += 1
+                e.bytes += ctx.packet_length if ctx is not None else 0
+                return e.result  # type: ignore[return-value]
+
+        else:
+
+            def hot(key: tuple[int, ...]) -> Result:
+                e = find(key)
+                return default.result if e is None else e.result  # type: ignore[return-value]
+
+        self.hot = hot
+        return hot(key)
 
     def _lpm_lookup(self) -> Callable[[tuple[int, ...]], Result]:
         """One-key LPM: one dict per prefix length, longest first, masks precomputed."""
@@ -117,26 +145,40 @@ class Table:
         return lookup
 
     # ------------------------------------------------------------ lookup
-    def lookup(self, key: tuple[int, ...], sel: tuple[int, ...] = ()) -> Result:
-        e: Entry | None
-        if self.all_exact:
-            e = self._exact.get(key)
-        elif self.lpm_index is not None:
-            e = None
-            p = self.lpm_index
+    def _entry_finder(self) -> Callable[[tuple[int, ...]], Entry | None]:
+        """key -> the entry it hits (None: a miss), specialised for the current entries."""
+        if self._find is None:
+            if self.all_exact:
+                self._find = self._exact.get
+            elif self.lpm_index is not None:
+                self._find = self._lpm_finder()
+            else:
+                self._find = _masked_finder(self._ordered, self.kinds, self.widths) or (self._scan)
+        return self._find
+
+    def _lpm_finder(self) -> Callable[[tuple[int, ...]], Entry | None]:
+        p = self.lpm_index
+        assert p is not None
+        levels = [(mask, self._by_plen[plen]) for plen, mask in self._plens]
+
+        def find(key: tuple[int, ...]) -> Entry | None:
             v = key[p]
-            by_plen = self._by_plen
-            for plen, mask in self._plens:
-                k = (*key[:p], v & mask, *key[p + 1 :]) if len(key) > 1 else (v & mask,)
-                e = by_plen[plen].get(k)
+            for mask, by_key in levels:
+                e = by_key.get((*key[:p], v & mask, *key[p + 1 :]))
                 if e is not None:
-                    break
-        else:
-            e = None
-            for cand in self._ordered:
-                if self._covers(cand, key):
-                    e = cand
-                    break
+                    return e
+            return None
+
+        return find
+
+    def _scan(self, key: tuple[int, ...]) -> Entry | None:
+        for cand in self._ordered:
+            if self._covers(cand, key):
+                return cand
+        return None
+
+    def lookup(self, key: tuple[int, ...], sel: tuple[int, ...] = ()) -> Result:
+        e = (self._find or self._entry_finder())(key)
         if e is None:
             return self.default.result  # type: ignore[return-value]
         if self.clock is not None:
@@ -404,3 +446,59 @@ class _ExactResults(dict):  # type: ignore[type-arg]
 
     def __missing__(self, key: tuple[int, ...]) -> Result:
         return self.table.default.result  # type: ignore[return-value]
+
+
+def _masked_finder(
+    ordered: list[Entry], kinds: tuple[str, ...], widths: tuple[int, ...]
+) -> Callable[[tuple[int, ...]], Entry | None] | None:
+    """Ternary/optional/lpm entries (in priority order) as a tuple-space search: entries
+    with the same mask per key field share one dict of masked values, so a lookup is one
+    dict probe per distinct mask tuple instead of a match test per entry. The dicts are
+    probed in the order of their best entry; the search stops once no dict left can hold a
+    better entry than the one found. None when an entry is not a mask (a range)."""
+    groups: dict[tuple[int, ...], tuple[int, dict[tuple[int, ...], tuple[int, Entry]]]] = {}
+    for rank, e in enumerate(ordered):
+        masks: list[int] = []
+        values: list[int] = []
+        for m, kind, w in zip(e.matches, kinds, widths, strict=True):
+            if isinstance(m, M.Wildcard):
+                masks.append(0)
+                values.append(0)
+            elif isinstance(m, M.Exact | M.Optional):
+                masks.append((1 << w) - 1)
+                values.append(m.value)
+            elif isinstance(m, M.Ternary):
+                masks.append(m.mask)
+                values.append(m.value & m.mask)
+            elif isinstance(m, M.Lpm) and kind == "lpm":
+                mk = M.lpm_mask(m.prefix_len, w)
+                masks.append(mk)
+                values.append(m.value & mk)
+            else:
+                return None
+        mt = tuple(masks)
+        if mt not in groups:
+            groups[mt] = (rank, {})
+        by_value = groups[mt][1]
+        by_value.setdefault(tuple(values), (rank, e))  # the first in order wins
+    probes = sorted(((top, mt, d) for mt, (top, d) in groups.items()), key=lambda g: g[0])
+    if len(probes) == 1:
+        (_top, mt1, d1) = probes[0]
+
+        def find_one(key: tuple[int, ...]) -> Entry | None:
+            hit = d1.get(tuple(map(int.__and__, key, mt1)))
+            return None if hit is None else hit[1]
+
+        return find_one
+
+    def find(key: tuple[int, ...]) -> Entry | None:
+        best: tuple[int, Entry] | None = None
+        for top, mt, d in probes:
+            if best is not None and best[0] < top:
+                break
+            hit = d.get(tuple(map(int.__and__, key, mt)))
+            if hit is not None and (best is None or hit[0] < best[0]):
+                best = hit
+        return None if best is None else best[1]
+
+    return find

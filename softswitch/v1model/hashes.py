@@ -31,7 +31,6 @@ for it.
 
 from __future__ import annotations
 
-import struct
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -316,11 +315,14 @@ def csum16(data: bytes) -> int:
     whose ones' complement sum is ``0xFFFF`` gives ``0x0000`` (BMv2 never
     returns ``0xFFFF`` for non-zero data).
     """
+    # 2**16 = 1 (mod 0xFFFF): the end-around-carry sum of the words is the data, read as
+    # one number, modulo 0xFFFF, except that non-zero data never sums to 0 but to 0xFFFF
+    v = int.from_bytes(data, "big")
     if len(data) % 2:
-        data = data + b"\x00"
-    total = sum(struct.unpack(f">{len(data) // 2}H", data))
-    while total > 0xFFFF:
-        total = (total & 0xFFFF) + (total >> 16)
+        v <<= 8
+    total = v % 0xFFFF
+    if total == 0 and v:
+        total = 0xFFFF
     return ~total & 0xFFFF
 
 

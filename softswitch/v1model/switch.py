@@ -293,34 +293,40 @@ class Switch:
 
     def _serve(self, t_until: float) -> None:
         tm = self.tm
+        next_time = tm.next_time
+        t = next_time()
+        if t is None or t > t_until:
+            return
         per_us = self._ticks_per_us
-        sim = isinstance(self.clock, SimClock)
-        while True:
-            t = tm.next_time()
-            if t is None or t > t_until:
-                return
-            when = max(t, self._ticks())
-            if sim:
-                self.clock.set(int(when))  # type: ignore[attr-defined]
+        ticks = self._ticks
+        sim_clock = self.clock if isinstance(self.clock, SimClock) else None
+        while t is not None and t <= t_until:
+            now = ticks()
+            when = t if t > now else now
+            if sim_clock is not None:
+                sim_clock.set(int(when))
+                now = ticks()
             got = tm.dequeue(when)
             if got is None:
                 return
             port, _prio, entry, deq_depth = got
             ps, depth, truncate = entry.item
             std = ps.std
-            now = self._ticks()
             std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
             std.enq_qdepth = entry.enq_qdepth
             std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
             std.deq_qdepth = deq_depth
             self._egress(port, ps, depth, truncate)
+            t = next_time()
 
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         now = self._ticks()
         prio = ps.std.priority
         tm = self.tm
+        shaped = tm.shaped
         if prio < tm.priorities and (
-            not tm.configured or (eport not in tm.shaped and not tm.backlog(eport))
+            not tm.configured
+            or (not shaped.all and eport not in shaped.ports and not tm.backlog(eport))
         ):
             # an unthrottled port serves the packet the moment it arrives: queue metadata 0
             std = ps.std
@@ -424,8 +430,21 @@ class Switch:
 
     def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
         """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""
-        for eport, rid in self.mc_groups.get(gid, ()):
-            self._enqueue(eport, ps.replica(rid), depth, truncate)
+        self._replicate(ps, self.mc_groups.get(gid, []), depth, truncate)
+
+    def _replicate(
+        self, ps: _Pass, targets: list[tuple[int, int]], depth: int, truncate: int
+    ) -> None:
+        """One instance per (port, rid) target. The callers never read `ps` afterwards, so
+        the last target takes `ps` itself and only the others are copies (each copy is
+        made before any instance runs egress, which changes its headers)."""
+        last = len(targets) - 1
+        for i, (eport, rid) in enumerate(targets):
+            if i == last:
+                ps.std.egress_rid = rid
+                self._enqueue(eport, ps, depth, truncate)
+            else:
+                self._enqueue(eport, ps.replica(rid), depth, truncate)
 
     def _clone_i2e(self, ps: _Pass, req: tuple[str, int, int | None], depth: int) -> None:
         """I2E clone: the packet as received, parsed again (with the original ingress
@@ -445,10 +464,11 @@ class Switch:
         self._send_clone(c, session, depth)
 
     def _send_clone(self, c: _Pass, session: CloneSession, depth: int) -> None:
+        """To the session's multicast group's replicas, then to its own replicas."""
+        targets = session.replicas
         if session.mgid:
-            self._multicast(c, session.mgid, depth, session.packet_length)
-        for eport, rid in session.replicas:
-            self._enqueue(eport, c.replica(rid), depth, session.packet_length)
+            targets = [*self.mc_groups.get(session.mgid, ()), *targets]
+        self._replicate(c, targets, depth, session.packet_length)
 
     def _egress(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         """BMv2's egress thread: egress (egress_spec starts at 512, so only mark_to_drop

@@ -102,7 +102,12 @@ class TrafficManager:
         self.ticks_per_second = ticks_per_second
         # packets queued per (ingress port, priority), for PFC decisions
         self.ingress_occupancy: dict[tuple[int, int], int] = {}
-        self._active: set[int] = set()  # ports holding queued packets
+        # port -> when its server next takes a packet, for ports holding packets that
+        # may leave (not paused); kept up to date by every change, so that the next
+        # departure is a min over a few cached values instead of a scan of the queues
+        self._heads: dict[int, float] = {}
+        self._next: float | None = None  # min of _heads, valid unless _dirty
+        self._dirty = False
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
@@ -187,7 +192,8 @@ class TrafficManager:
         self._seq += 1
         entry = Queued(now, self._seq, item, length, len(q), ingress)
         q.append(entry)
-        self._active.add(port)
+        if len(q) == 1:  # the queue was empty: the port's head time may be earlier now
+            self._update(port, pq)
         if len(q) > pq.peak:
             pq.peak = len(q)
         if ingress >= 0:
@@ -198,28 +204,29 @@ class TrafficManager:
 
     def next_time(self) -> float | None:
         """Earliest time at which some port dequeues a packet."""
-        best = None
-        ports = self.ports
-        for p in self._active:
-            t = ports[p].head_time()
-            if t is not None and (best is None or t < best):
-                best = t
-        return best
+        if self._dirty:
+            heads = self._heads
+            self._next = min(heads.values()) if heads else None
+            self._dirty = False
+        return self._next
+
+    def _update(self, port: int, pq: PortQueues) -> None:
+        """Recompute `port`'s head time after its queues, pause bits or server changed."""
+        t = pq.head_time()
+        if t is None:
+            self._heads.pop(port, None)
+        else:
+            self._heads[port] = t
+        self._dirty = True
 
     def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
         """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
-        best: tuple[float, int] | None = None
-        ports = self.ports
-        for port in self._active:
-            t = ports[port].head_time()
-            if t is None or t > now:
-                continue
-            if best is None or (t, port) < best:
-                best = (t, port)
-        if best is None:
+        t = self.next_time()
+        if t is None or t > now:
             return None
-        t, port = best
-        pq = ports[port]
+        # the earliest head; ties go to the lowest port number
+        port = min(p for p, h in self._heads.items() if h == t)
+        pq = self.ports[port]
         # strict priority among the packets that have arrived by t
         for prio in range(self.priorities - 1, -1, -1):
             q = pq.queues[prio]
@@ -229,8 +236,7 @@ class TrafficManager:
                 pq.busy_until = t + service
                 if entry.ingress >= 0:
                     self.ingress_occupancy[(entry.ingress, prio)] -= 1
-                if not any(pq.queues):
-                    self._active.discard(port)
+                self._update(port, pq)
                 return port, prio, entry, len(q)
         return None
 
@@ -245,6 +251,7 @@ class TrafficManager:
         else:
             pq.paused &= ~(1 << priority)
             pq.busy_until = max(pq.busy_until, now)
+        self._update(port, pq)
 
     def backlog(self, port: int) -> bool:
         """Does the port still hold queued packets (they leave before any new one)?"""
