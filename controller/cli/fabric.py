@@ -173,8 +173,11 @@ def cmd_link(args: argparse.Namespace) -> int:
         r = c.post("/api/link", {"a": args.a, "b": args.b, "up": args.state == "up"})
     except ControlError as e:
         return _fail(str(e))
+    fast = (
+        f"{r['fast_groups']} groups stopped using it at once, then " if args.state == "down" else ""
+    )
     print(
-        f"link {args.a}-{args.b} {args.state}: routes recomputed, +{r['inserted']} "
+        f"link {args.a}-{args.b} {args.state}: {fast}routes recomputed, +{r['inserted']} "
         f"~{r['modified']} -{r['deleted']} entries ({r['writes']} writes); "
         f"links down: {', '.join(r['links_down']) or 'none'}"
     )

@@ -9,8 +9,9 @@ don't-cares dropped, action parameters sorted, replicas and group members as sor
 direct counter data ignored. Equal state plans nothing, so a second reconcile writes nothing.
 
 Order matters for references: members before the groups that hold them before the table
-entries that point at either; deletes go the other way round. `phases()` splits a plan into
-those steps; each step may be written as one or more batches.
+entries that point at either; deletes go the other way round, after every write (make
+before break). `phases()` splits a plan into those steps; each step may be written as one
+or more batches.
 """
 
 from __future__ import annotations
@@ -114,22 +115,26 @@ class Plan:
         return len(self.inserts) + len(self.modifies) + len(self.deletes)
 
     def phases(self, table_order: Sequence[str] = ()) -> list[list[Update]]:
-        """The updates in dependency order: deletes of table entries, then of groups, then
-        of members; then inserts/modifies of members, groups, PRE entries, table entries.
-        Each phase depends only on the phases before it (a switch may apply the updates of
-        one Write in any order). `table_order` names tables whose entries others refer to
-        by value (fabric.p4: members and groups before the routes naming them): their
-        writes come first, in that order, and their deletes last."""
+        """The updates in make-before-break order: inserts/modifies of members, groups, PRE
+        entries, table entries; then deletes of table entries, groups, members. Each phase
+        depends only on the phases before it (a switch may apply the updates of one Write in
+        any order), and at no point does an entry name one that is gone: a route moves to its
+        new group before the old group is deleted, a group shrinks before its last members
+        are deleted, so packets in flight while a plan is written find every reference (the
+        price: a table must have room for the new entries while the old ones are still in).
+        `table_order` names tables whose entries others refer to by value (fabric.p4:
+        members and groups before the routes naming them): their writes come first, in that
+        order, and their deletes last."""
         out: list[list[Update]] = []
         by_rank: dict[int, list[Update]] = {}
-        for e in self.deletes:
-            by_rank.setdefault(-_rank(e, table_order), []).append(Update.delete(e))
-        for r in sorted(by_rank):
-            out.append(by_rank[r])
-        by_rank = {}
         for kind, items in ((UpdateType.MODIFY, self.modifies), (UpdateType.INSERT, self.inserts)):
             for e in items:
                 by_rank.setdefault(_rank(e, table_order), []).append(Update(kind, e))
+        for r in sorted(by_rank):
+            out.append(by_rank[r])
+        by_rank = {}
+        for e in self.deletes:
+            by_rank.setdefault(-_rank(e, table_order), []).append(Update.delete(e))
         for r in sorted(by_rank):
             out.append(by_rank[r])
         return out

@@ -35,6 +35,7 @@ from ..targets import CompiledProgram, SwitchProcess, SwitchSpec, compile_progra
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
+from .reconcile import identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
@@ -306,9 +307,49 @@ class FabricRun:
         key = frozenset((a, b))
         with self.lock:
             (self.links_down.discard if up else self.links_down.add)(key)
+            fast = {} if up else self.isolate_link(a, b)
             out = self.reprogram()
+        out["fast_groups"] = sum(fast.values())
         out["links_down"] = sorted("-".join(sorted(k)) for k in self.links_down)
         return out
+
+    def dead_ports(self, switch: str) -> set[int]:
+        """`switch`'s ports on links that are down."""
+        topo = self.topology
+        return {
+            topo.port_to(switch, next(iter(k - {switch})))
+            for k in self.links_down
+            if switch in k and len(k) == 2
+        }
+
+    def isolate_link(self, a: str, b: str) -> dict[str, int]:
+        """Fast local repair of a failed link, before any route is recomputed: on both of
+        its switches, MODIFY every next-hop group with a member on the link's port so that
+        member's live bit is clear (`FabricEncoder.live_members_update`); from then on no
+        packet leaves by that port. Returns the groups modified per switch. `set_link`
+        calls it first, then recomputes the routes and reconciles."""
+        from ..lb import FabricEncoder
+
+        assert self.sessions is not None
+        key = frozenset((a, b))
+        with self.lock:
+            self.links_down.add(key)
+
+            def one(sw: Any) -> int:
+                with sw.lock:
+                    mods = FabricEncoder(sw.schema).live_members_update(
+                        sw.desired, self.dead_ports(sw.name)
+                    )
+                    if not mods:
+                        return 0
+                    sw.connect().modify(*mods)
+                    # the desired state says so too, so a restore in between keeps it
+                    new = {identity(m): m for m in mods}
+                    sw.set_desired([new.get(identity(e), e) for e in sw.desired])
+                    return len(mods)
+
+            res = self.sessions.run_each("isolate link", one, (a, b))
+        return {n: int(v) for n, v in res.items()}  # type: ignore[call-overload]
 
     def set_lb(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """`{"mode": M, "group": G or None, "gap_us": N}`: every group (or group G of every

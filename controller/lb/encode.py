@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..codec import table_entry
-from ..entities import CloneSession, Entity, Lpm, Replica, TableEntry, Ternary
+from ..entities import Action, CloneSession, Entity, Exact, Lpm, Replica, TableEntry, Ternary
 from ..p4info import P4InfoError, P4Schema
 from .constants import FabricConstants
 from .intent import NextHop, RouteGroup, SwitchIntent
@@ -182,6 +182,42 @@ class FabricEncoder:
             if any(nh.port in back for nh in g.next_hops)
         ]
 
+    def live_members_update(
+        self, entities: Iterable[Entity], dead_ports: Iterable[int]
+    ) -> list[TableEntry]:
+        """Fast local repair from a switch's written entities (no routing needed): the
+        `next_hop_group` entries, each with the live bit of every member slot whose port is
+        in `dead_ports` cleared, for the groups where that changes a bit. MODIFY them and the
+        data plane stops choosing those slots at once (a dead slot's flows move to the next
+        live slot; a group with no live slot left drops, `NO_LIVE_MEMBER`)."""
+        dead = set(dead_ports)
+        group_t = self.schema.table("next_hop_group").name
+        member_t = self.schema.table("next_hop_member").name
+        entities = list(entities)
+        dead_slots: dict[int, int] = {}  # group id -> bitmap of slots on a dead port
+        for e in entities:
+            if (
+                isinstance(e, TableEntry)
+                and e.table == member_t
+                and isinstance(e.action, Action)
+                and e.action.params.get("port") in dead
+            ):
+                gid, idx = _exact(e, "group_id"), _exact(e, "member_index")
+                dead_slots[gid] = dead_slots.get(gid, 0) | (1 << idx)
+        out: list[TableEntry] = []
+        for e in entities:
+            if not (isinstance(e, TableEntry) and e.table == group_t):
+                continue
+            clear = dead_slots.get(_exact(e, "group_id"), 0)
+            act = e.action
+            if not clear or not isinstance(act, Action) or "live_members" not in act.params:
+                continue
+            live = act.params["live_members"]
+            if live & clear:
+                params = {**act.params, "live_members": live & ~clear}
+                out.append(replace(e, action=Action(act.name, params)))
+        return out
+
     # ------------------------------------------------------------------ congestion
     def ecn(self, port: int, cfg: EcnStep | EcnRed) -> TableEntry:
         if isinstance(cfg, EcnStep):
@@ -339,6 +375,13 @@ def _toward_collector(intent: SwitchIntent, col: IntCollector) -> tuple[int | No
     if col.switch is not None and col.switch == intent.name:
         return col.port, col.mac
     return intent.collector_port, intent.collector_next_hop_mac
+
+
+def _exact(e: TableEntry, field: str) -> int:
+    m = e.match.get(field)
+    if not isinstance(m, Exact):
+        raise ValueError(f"{e.table}: entry without an exact {field!r} match")
+    return m.value
 
 
 def _prefix_ternary(prefix: str, width: int) -> Ternary:

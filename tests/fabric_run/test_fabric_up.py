@@ -125,6 +125,61 @@ def test_2x2_link_down_traffic_moves(fabric2x2) -> None:
     assert _tx(run, "leaf1", port) > tx_before  # and it carries traffic again
 
 
+def test_2x2_link_down_fast_repair_before_any_route_changes(fabric2x2) -> None:
+    """The fast step alone (routes not yet recomputed): leaf1 and spine1 clear the live
+    bits of their members on the failed link, so nothing is sent onto it from then on;
+    leaf1's flows move to spine2 and all arrive; spine1's only way down to leaf1 is dead,
+    so what it gets for leaf1 is dropped there, not sent (until the routes move it)."""
+    run, hosts = fabric2x2
+    assert run.sessions is not None
+    p_leaf, p_spine = (
+        run.topology.port_to("leaf1", "spine1"),
+        run.topology.port_to("spine1", "leaf1"),
+    )
+    routes_before = {
+        n: [e for e in sw.desired if "routing_v4" in getattr(e, "table", "")]
+        for n, sw in run.sessions.switches.items()
+    }
+    try:
+        fast = run.isolate_link("leaf1", "spine1")
+        assert fast["leaf1"] >= 1 and fast["spine1"] >= 1, fast
+        tx_leaf, tx_spine = _tx(run, "leaf1", p_leaf), _tx(run, "spine1", p_spine)
+        # many flows from leaf1's hosts (hash ECMP would put about half on spine1)
+        sent = [
+            hosts.send(a, b, 1000 + i)
+            for i in range(40)
+            for a in ("h1", "h2")
+            for b in ("h3", "h4")
+        ]
+        got = hosts.collect(quiet=2.0, want=len(sent))
+        assert len(got) == len(sent) and {h for h, _ in got} == {"h3", "h4"}
+        assert _tx(run, "leaf1", p_leaf) == tx_leaf
+        # toward leaf1: leaf2 still sprays over spine1 (not recomputed), spine1 holds them
+        for i in range(40):
+            hosts.send("h3", "h1", 5000 + i)
+        hosts.collect(quiet=1.0)
+        assert _tx(run, "spine1", p_spine) == tx_spine
+        # nothing but the live bits changed: routes are as they were
+        for n, sw in run.sessions.switches.items():
+            assert [
+                e for e in sw.desired if "routing_v4" in getattr(e, "table", "")
+            ] == routes_before[n]
+    finally:
+        r = run.set_link("leaf1", "spine1", up=True)
+    assert r["links_down"] == [] and r["fast_groups"] == 0
+    check_all_pairs(run, hosts)
+
+
+def test_2x2_set_link_down_reports_the_fast_step(fabric2x2) -> None:
+    run, hosts = fabric2x2
+    try:
+        r = run.set_link("leaf2", "spine2", up=False)
+        assert r["fast_groups"] >= 2  # leaf2's group(s) over spine2 and spine2's toward leaf2
+        check_all_pairs(run, hosts)
+    finally:
+        run.set_link("leaf2", "spine2", up=True)
+
+
 def _tx(run: FabricRun, switch: str, port: int) -> int:
     from controller.telemetry import poll_counters
 
