@@ -13,7 +13,7 @@ PY_DIRS := softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabr
 $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,interop]'
+	$(BIN)/pip install -q -e '.[dev,interop,dask]'
 	$(BIN)/pip install -q ./packaging/p4rt-proto-pth
 	$(BIN)/pip install -q --no-deps 'p4runtime-shell==0.0.6'
 	touch $(STAMP)

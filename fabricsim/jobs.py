@@ -36,8 +36,12 @@ def run_jobs(
     processes: int = 2,
     scheduler: str | None = None,
     report: Callable[[str], None] | None = None,
+    connect_timeout: float = 10.0,
 ) -> dict[tuple[str, ...], dict[str, Any]]:
-    """Run every job; results by key. `report` gets one line per finished run."""
+    """Run every job; results by key. `report` gets one line per finished run. With
+    `scheduler` (a Dask scheduler address: `tcp://HOST:8786`, or a LocalCluster's), the jobs
+    run on that cluster's workers (RuntimeError if it does not answer within
+    `connect_timeout` s); else on a local process pool of `processes`."""
     say = report or (lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.monotonic()
     out: dict[tuple[str, ...], dict[str, Any]] = {}
@@ -53,7 +57,11 @@ def run_jobs(
             from dask.distributed import Client, as_completed
         except ImportError as e:
             raise RuntimeError("--scheduler needs dask: pip install 'sprayfabric[dask]'") from e
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except OSError as e:
+            raise RuntimeError(f"Dask scheduler {scheduler}: {e}") from None
+        with client:
             futures = client.map(run_job, list(jobs), pure=False)
             for fut in as_completed(futures):
                 done(*fut.result())
