@@ -44,6 +44,17 @@ def register(sub: Any) -> None:
         help="pick free loopback ports for P4Runtime instead of the topology's grpc addresses",
     )
     p.add_argument("--poll-interval", type=float, default=1.0, metavar="S")
+    q = p.add_argument_group(
+        "switch queues (softswitch only; BMv2: simple_switch_CLI on each switch's thrift port)"
+    )
+    q.add_argument(
+        "--queue-rate",
+        type=int,
+        metavar="PPS",
+        help="every egress port drains at PPS packets/s (queues, ECN, CNPs, trims show up)",
+    )
+    q.add_argument("--queue-depth", type=int, metavar="N", help="egress queue depth in packets")
+    q.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (trimming)")
     add_policy_arguments(p)
     p.set_defaults(func=cmd_up)
 
@@ -77,6 +88,7 @@ def register(sub: Any) -> None:
     p.add_argument("--rate", type=float, default=2000.0, metavar="PPS")
     p.add_argument("--size", type=int, default=128, metavar="BYTES")
     p.add_argument("--roce", action="store_true", help="RoCEv2 frames (INT-watched by default)")
+    p.add_argument("--ecn", action="store_true", help="ECN-capable frames (ECT(0)): can be marked")
     p.set_defaults(func=cmd_send)
 
     p = sub.add_parser("shell", help="p4runtime-shell attached to one switch of the fabric")
@@ -192,11 +204,20 @@ def _rate(bps: float) -> str:
     return f"{bps:.0f}"
 
 
+def _pct(ratio: float) -> str:
+    """A utilisation: one decimal from 1%, two significant digits below (a software
+    switch fills a fraction of a 100G link: 0.00024%, not 0.00%)."""
+    pct = 100 * ratio
+    if pct == 0:
+        return "0%"
+    return f"{pct:.1f}%" if pct >= 1 else f"{pct:.2g}%"
+
+
 def render_telemetry(t: dict[str, Any]) -> str:
     """The telemetry figures as plain-text tables."""
     out: list[str] = []
     rows: list[tuple[str, ...]] = [
-        ("link", "tx b/s", "rx b/s", "util", "queue", "tx pkts", "ecn", "trim", "cnp")
+        ("link", "tx b/s", "rx b/s", "util", "queue", "int q", "tx pkts", "ecn", "trim", "cnp")
     ]
     for lk in t.get("links", []):
         rows.append(
@@ -204,8 +225,9 @@ def render_telemetry(t: dict[str, Any]) -> str:
                 f"{lk['switch']}:{lk['port']}->{lk['peer']}",
                 _rate(lk["tx_bps"]),
                 _rate(lk["rx_bps"]),
-                f"{100 * lk['utilization']:.2f}%",
+                _pct(lk["utilization"]),
                 str(lk["queue"]),
+                "-" if lk.get("int_queue") is None else str(lk["int_queue"]),
                 str(lk["tx_packets"]),
                 str(lk["ecn_marked"]),
                 str(lk["trimmed"]),
@@ -272,14 +294,23 @@ def cmd_send(args: argparse.Namespace) -> int:
     except ControlError as e:
         return _fail(str(e))
     r = send(
-        src, dst, args.count, flows=args.flows, size=args.size, roce=args.roce, rate_pps=args.rate
+        src,
+        dst,
+        args.count,
+        flows=args.flows,
+        size=args.size,
+        roce=args.roce,
+        ecn=args.ecn,
+        rate_pps=args.rate,
     )
-    lost = r.sent - r.received
+    extra = "".join(
+        f", {n} {what}" for n, what in ((r.trimmed, "trimmed"), (r.ce_marked, "CE-marked")) if n
+    )
     print(
         f"{src.name} ({src.ip}) -> {dst.name} ({dst.ip}): {r.sent} sent, {r.received} received, "
-        f"{lost} lost, {r.reordered} reordered, {r.seconds:.1f} s"
+        f"{r.lost} lost, {r.reordered} reordered{extra}, {r.seconds:.1f} s"
     )
-    return 0 if lost == 0 else 1
+    return 0 if r.lost == 0 else 1
 
 
 # ---------------------------------------------------------------- shell

@@ -61,7 +61,8 @@ class SwitchState:
 @dataclass(frozen=True, slots=True)
 class HostState:
     """A host's end of its access cable: bind `address` to be the host, send frames to
-    `switch_address` (its switch's port); `gateway_mac` is that switch's router MAC."""
+    `switch_address` (its switch's port); `gateway_mac` is that switch's router MAC. On
+    BMv2 a host is network namespace `netns` (its interface `iface`), the addresses unused."""
 
     name: str
     ip: str
@@ -69,6 +70,8 @@ class HostState:
     gateway_mac: str
     address: tuple[str, int]
     switch_address: tuple[str, int]
+    netns: str | None = None
+    iface: str = "eth0"
 
 
 @dataclass(frozen=True, slots=True)

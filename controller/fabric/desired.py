@@ -16,8 +16,15 @@ from ..entities import Entity
 from ..lb import FabricEncoder, IntCollector, Policy
 from ..lb.from_topology import switch_intent
 from ..routing import compute_routes
+from .reconcile import identity
 
-__all__ = ["COLLECTOR_IP", "COLLECTOR_MAC", "fabric_desired_state", "with_collector"]
+__all__ = [
+    "COLLECTOR_IP",
+    "COLLECTOR_MAC",
+    "fabric_desired_state",
+    "fabric_desired_state_with_arp",
+    "with_collector",
+]
 
 COLLECTOR_IP = "127.0.0.1"
 COLLECTOR_MAC = "02:00:00:00:fc:01"
@@ -57,3 +64,25 @@ def fabric_desired_state(run: Any) -> dict[str, list[Entity]]:
         )
         out[sw.name] = enc.switch_entities(intent, policy)
     return out
+
+
+def fabric_desired_state_with_arp(run: Any) -> dict[str, list[Entity]]:
+    """`fabric_desired_state`, plus ARP answers for hosts that are real network stacks
+    (namespaces): every switch with hosts answers for every host address of its plane with
+    its router MAC, so a host whose default route leads straight out of its link (it asks
+    for every address by ARP) sends everything to its switch, which routes it."""
+    desired = fabric_desired_state(run)
+    topo = run.topology
+    assert run.sessions is not None
+    for sw in topo.switches:
+        if not topo.hosts_of(sw.name):
+            continue
+        enc = FabricEncoder(run.sessions[sw.name].schema)
+        have = {identity(e) for e in desired[sw.name]}
+        extra = [
+            e
+            for e in (enc.arp_reply(h.ip, sw.router_mac) for h in topo.hosts if h.plane == sw.plane)
+            if identity(e) not in have
+        ]
+        desired[sw.name] = [*desired[sw.name], *extra]
+    return desired

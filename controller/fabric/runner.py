@@ -31,7 +31,13 @@ from typing import Any
 from ..entities import Entity
 from ..lb import DEFAULT_P4SRC, FabricConstants
 from ..p4info import load_p4info
-from ..targets import CompiledProgram, SwitchProcess, SwitchSpec, compile_program
+from ..targets import (
+    CompiledProgram,
+    SwitchProcess,
+    SwitchSpec,
+    compile_program,
+    default_cache_dir,
+)
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
@@ -70,8 +76,10 @@ class FabricRun:
         watch_interval: float = 0.5,
         topology_path: str = "",
         policy: Any = None,
+        switch_args: tuple[str, ...] = (),
     ) -> None:
         self.topology = topology
+        self.switch_args = switch_args  # more options for every switch process
         self.topology_path = topology_path
         self.workdir = workdir
         self.desired_state = desired_state
@@ -118,15 +126,15 @@ class FabricRun:
 
         if self.target not in self.cabled_targets:
             raise ValueError(
-                f"target {self.target}: simple_switch_grpc needs real interfaces (veth pairs, "
-                "root) for its cables, not this runner's UDP sockets; run BMv2 fabrics with the "
-                "Mininet runner (fabricnet)"
+                f"target {self.target}: this runner cables {', '.join(self.cabled_targets)} "
+                "switches only (BMv2 fabrics: controller.fabric.bmv2.Bmv2Run)"
             )
         try:
             self.program = compile_program(
                 DEFAULT_P4SRC / "fabric.p4",
                 self.workdir / "build",
                 self.target,  # type: ignore[arg-type]
+                cache_dir=default_cache_dir(),
             )
             pipeline = Pipeline(
                 load_p4info(self.program.p4info), self.program.device_config.read_bytes()
@@ -183,6 +191,7 @@ class FabricRun:
             device_id=w.device_id,
             cpu_port=CPU_PORT,
             log_file=self.workdir / "logs" / f"{name}.log",
+            args=self.switch_args,
         )
 
     def start_processes(self) -> None:
@@ -272,18 +281,23 @@ class FabricRun:
                 )
                 for n, w in self.wiring.switches.items()
             ),
-            hosts=tuple(
-                HostState(
-                    h.name,
-                    h.ip,
-                    h.mac,
-                    self.topology.switch(h.switch).router_mac,
-                    self.wiring.hosts[h.name].address,
-                    self.wiring.hosts[h.name].switch_address,
-                )
-                for h in self.topology.hosts
-            ),
+            hosts=self.host_states(),
         ).save(self.state_file)
+
+    def host_states(self) -> tuple[HostState, ...]:
+        """Where the hosts are, for `sprayfabric send` (here: UDP cable ends)."""
+        assert self.wiring is not None
+        return tuple(
+            HostState(
+                h.name,
+                h.ip,
+                h.mac,
+                self.topology.switch(h.switch).router_mac,
+                self.wiring.hosts[h.name].address,
+                self.wiring.hosts[h.name].switch_address,
+            )
+            for h in self.topology.hosts
+        )
 
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:

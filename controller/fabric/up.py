@@ -8,9 +8,11 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 from ..lb import policy_from_args
 from ..topology import load_topology
+from .bmv2 import Bmv2Run, bmv2_unavailable
 from .control import STATE_FILE
 from .desired import fabric_desired_state
 from .runner import FabricRun
@@ -25,16 +27,36 @@ def run_up(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="sprayfabric: %(levelname)s: %(message)s")
     topo = load_topology(args.topology)  # errors: one line from the CLI's main
     policy = policy_from_args(args)
-    run = FabricRun(
-        topo,
+    common: dict[str, Any] = dict(
         workdir=WORKDIR,
-        desired_state=fabric_desired_state,
-        target=args.target,
         fixed_addresses=not args.free_ports,
         poll_interval=args.poll_interval,
         topology_path=str(args.topology),
         policy=policy,
     )
+    queues = (
+        ("--queue-rate", args.queue_rate),
+        ("--queue-depth", args.queue_depth),
+        ("--priority-queues", args.priority_queues),
+    )
+    switch_args = tuple(str(x) for flag, v in queues if v is not None for x in (flag, v))
+    if switch_args and args.target == "bmv2":
+        print(
+            "sprayfabric: error: --queue-rate/--queue-depth/--priority-queues are softswitch "
+            "options; on BMv2 use simple_switch_CLI on each switch's thrift port",
+            file=sys.stderr,
+        )
+        return 1
+    common["switch_args"] = switch_args
+    run: FabricRun
+    if args.target == "bmv2":
+        reason = bmv2_unavailable()
+        if reason is not None:
+            print(f"sprayfabric: error: {reason}", file=sys.stderr)
+            return 1
+        run = Bmv2Run(topo, **common)
+    else:
+        run = FabricRun(topo, desired_state=fabric_desired_state, target=args.target, **common)
     t0 = time.perf_counter()
     try:
         run.start()
@@ -53,6 +75,13 @@ def run_up(args: argparse.Namespace) -> int:
         for name, w in run.wiring.switches.items():
             print(
                 f"  {name:10} {w.grpc_addr:21} device {w.device_id:<4} pid {run.handles[name].pid}"
+            )
+        if isinstance(run, Bmv2Run) and topo.hosts:
+            h = topo.hosts[0]
+            other = topo.hosts[-1].ip
+            print(
+                f"hosts are network namespaces sf-<host> (eth0), e.g. "
+                f"ip netns exec {run.host_netns(h.name)} ping {other}"
             )
         print(f"control and metrics: {run.control.url} (/metrics); state in {STATE_FILE}")
         print("Ctrl-C stops the fabric", flush=True)

@@ -11,6 +11,7 @@ from .tools import (
     Target,
     bmv2_available,
     compile_program,
+    default_cache_dir,
     detect_target,
     softswitch_command,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "Target",
     "bmv2_available",
     "compile_program",
+    "default_cache_dir",
     "detect_target",
     "free_port",
     "in_netns",

@@ -9,6 +9,8 @@ program for a target (both run as commands: nothing here imports a target).
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +26,7 @@ __all__ = [
     "Target",
     "bmv2_available",
     "compile_program",
+    "default_cache_dir",
     "detect_target",
     "softswitch_command",
 ]
@@ -66,6 +69,30 @@ def detect_target() -> Target:
     return "bmv2" if bmv2_available() else "softswitch"
 
 
+def default_cache_dir() -> Path:
+    """Where compiled programs are kept between runs: `$XDG_CACHE_HOME/sprayfabric/p4c`
+    (default `~/.cache/sprayfabric/p4c`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sprayfabric" / "p4c"
+
+
+def _cache_key(
+    compiler: str, flags: Sequence[str], source: Path, include_dirs: Sequence[Path]
+) -> str:
+    """A digest of everything the output depends on: the compiler (its path and what
+    `--version` says), the flags, the source's name and every file under its folder and
+    the include folders (a changed header changes the key)."""
+    h = hashlib.sha256()
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60)
+    h.update(f"{compiler}\0{version.stdout}\0{source.name}\0".encode())
+    h.update("\0".join(flags).encode())
+    for root in (source.parent, *include_dirs):
+        for f in sorted(p for p in Path(root).rglob("*") if p.is_file()):
+            h.update(f"\0{f.relative_to(root)}\0".encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:32]
+
+
 def compile_program(
     source: Path,
     out_dir: Path,
@@ -73,11 +100,15 @@ def compile_program(
     defines: Sequence[str] = (),
     include_dirs: Sequence[Path] = (),
     timeout: float = 600.0,
+    cache_dir: Path | None = None,
 ) -> CompiledProgram:
     """Compile `source` for `target` into `out_dir` (`<stem>.p4info.txtpb`, `<stem>.json`).
 
-    `defines` are `NAME` or `NAME=VALUE` (as `-D`). Raises CompileError with the
-    compiler's message, FileNotFoundError when the BMv2 compiler is missing."""
+    `defines` are `NAME` or `NAME=VALUE` (as `-D`). With `cache_dir` (BMv2 only, whose
+    compiler is slow: about a minute for fabric.p4), the output is kept there under a digest
+    of the compiler and the sources, and a later call with the same content copies it
+    instead of compiling. Raises CompileError with the compiler's message,
+    FileNotFoundError when the BMv2 compiler is missing."""
     out_dir.mkdir(parents=True, exist_ok=True)
     p4info = out_dir / f"{source.stem}.p4info.txtpb"
     config = out_dir / f"{source.stem}.json"
@@ -90,9 +121,26 @@ def compile_program(
     elif target == "softswitch":
         cmd = [*softswitch_command(), "compile", str(source), "--p4info", str(p4info)]
         cmd += ["-o", str(config), *flags]
+        cache_dir = None  # the compiler is this project's code: no version to key on
     else:
         raise ValueError(f"unknown target {target!r} (one of {', '.join(TARGETS)})")
+    cached: Path | None = None
+    if cache_dir is not None:
+        cached = cache_dir / _cache_key(cmd[0], flags, source.resolve(), include_dirs)
+        if (cached / p4info.name).is_file() and (cached / config.name).is_file():
+            shutil.copyfile(cached / p4info.name, p4info)
+            shutil.copyfile(cached / config.name, config)
+            return CompiledProgram(target, p4info, config)
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
         raise CompileError((done.stderr or done.stdout).strip() or f"exit {done.returncode}")
+    if cached is not None:
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p4info, tmp / p4info.name)
+        shutil.copyfile(config, tmp / config.name)
+        try:
+            tmp.rename(cached)  # whole or not at all; a concurrent run may have won
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
     return CompiledProgram(target, p4info, config)

@@ -16,7 +16,10 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+import grpc
+
 from ..entities import CounterData, CounterEntry, Entity, RegisterEntry, TableEntry
+from ..errors import P4RuntimeError
 from ..p4info import EntityInfo, P4InfoError
 from ..p4rt import P4RuntimeSession
 
@@ -104,7 +107,14 @@ def poll_counters(
     by_name: dict[str, dict[int, CounterData]] = {n: {} for n in full.values()}
     drops: dict[int, CounterData] = {}
     depth: dict[int, int] = {}
-    for e in session.read(*want):
+    try:
+        got = list(session.read(*want))
+    except P4RuntimeError as err:
+        if not queue or err.code != grpc.StatusCode.UNIMPLEMENTED:
+            raise
+        # a target that reads no registers (BMv2's PI): the counters alone
+        got = list(session.read(*(w for w in want if not isinstance(w, RegisterEntry))))
+    for e in got:
         if isinstance(e, CounterEntry) and e.index is not None and e.data is not None:
             if e.counter == drop:
                 drops[e.index] = e.data

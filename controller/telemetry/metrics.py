@@ -194,6 +194,7 @@ class FabricMetrics(Collector):
             rts = dict(self._rates)
             int_counts = dict(self._int_counts)
             int_latency = dict(self._int_latency_last)
+            int_queue = dict(self._int_queue)
         links: list[dict[str, Any]] = []
         members: list[dict[str, Any]] = []
         switches: list[dict[str, Any]] = []
@@ -211,6 +212,9 @@ class FabricMetrics(Collector):
                         "rx_bps": r.rx_bps.get(port, 0.0) if r else 0.0,
                         "utilization": tx_bps / info.rate_bps if info.rate_bps else 0.0,
                         "queue": snap.queue_depth.get(port, 0),
+                        # the queue in the latest INT report that crossed this port (None:
+                        # no report did), where registers cannot be read (BMv2)
+                        "int_queue": int_queue.get((sw, port)),
                         "tx_packets": snap.tx[port].packets if port in snap.tx else 0,
                         "ecn_marked": snap.ecn_marked[port].packets
                         if port in snap.ecn_marked
