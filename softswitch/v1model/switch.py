@@ -155,9 +155,7 @@ class Switch:
         self.tm = TrafficManager(priority_queues, ticks_per_second=self._ticks_per_us * 1e6)
         self.count_ingress = False  # count queued packets per ingress port (PFC)
         self._out: list[Output] = []
-        namespace: dict[str, Any] = {}
-        exec(program.code(), namespace)  # noqa: S102 - our own generated code
-        self.pipe = namespace["build"](self)
+        self.pipe = program.module()["build"](self)
         self._field_lists = self._collect_field_lists()
 
     # ------------------------------------------------------------ used by generated code

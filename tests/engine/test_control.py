@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from softswitch.compiler import compile_text
 from softswitch.engine.matches import Exact, Lpm, Optional, Range, Ternary, Wildcard
+from softswitch.v1model.switch import Switch
 from tests.p4util import one, program, switch
 
 HDR = "header h_t { bit<8> k; bit<8> r; bit<8> s; }"
@@ -313,3 +315,15 @@ def test_in_struct_of_a_sub_control_is_a_copy() -> None:
         """,
     )
     assert one(src, bytes([1, 7, 0])) == bytes([99, 8, 50])
+
+
+def test_switches_of_one_program_share_its_classes_not_its_state() -> None:
+    """The generated module runs once per program: the header classes are shared (so the
+    interpreter's caches in the shared code stay valid from switch to switch); tables,
+    registers and the pipeline's closures are each switch's own."""
+    prog = compile_text(TABLE_PROGRAM, "test.p4")
+    a, b = Switch(prog), Switch(prog)
+    assert a.pipe["H"] is b.pipe["H"] and a.pipe["ingress"] is not b.pipe["ingress"]
+    a.tables["I.t"].add([Exact(5)], "I.set_r", (42,))
+    assert a.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 42, 11]))]
+    assert b.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 0xEE, 2]))]
