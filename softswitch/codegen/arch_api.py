@@ -57,7 +57,7 @@ class ArchContext:
 
     # ------------------------------------------------------------ types and values
     def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
-        return self._gen.resolve_type(ref)
+        return self._gen.types.resolve_type(ref)
 
     def type_of_name(self, name: str) -> T.P4Type | None:
         """The type a name in the current scope stands for (None if it has none)."""
@@ -74,7 +74,7 @@ class ArchContext:
 
     def copy_code(self, code: str, t: T.P4Type) -> str:
         """Code for a copy of a value (structs and headers are objects)."""
-        return self._gen.copy_code(code, t)
+        return self._gen.types.copy_code(code, t)
 
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None

@@ -29,7 +29,7 @@ class BlockMixin(TableGenMixin):
     def params_into_scope(self: ProgramGen, params: tuple[A.Param, ...], cell: bool) -> list[str]:
         pys = []
         for p in params:
-            t = self.resolve_type(p.type_ref)
+            t = self.types.resolve_type(p.type_ref)
             py = self.st.local_name(p.name)
             self.st.scope.define(p.name, Var(py, t, p.direction or "none", cell))
             pys.append(py)
@@ -41,7 +41,7 @@ class BlockMixin(TableGenMixin):
         return [
             py
             for p, py in zip(params, pys, strict=True)
-            if copies_back(p, self.resolve_type(p.type_ref), aggregates)
+            if copies_back(p, self.types.resolve_type(p.type_ref), aggregates)
         ]
 
     def emit_nonlocal(self: ProgramGen) -> None:
@@ -52,7 +52,7 @@ class BlockMixin(TableGenMixin):
     def gen_function(self: ProgramGen, d: A.FunctionDecl) -> None:
         py = self.st.unique("f_" + d.name)
         self.st.scope.define(d.name, FunctionSym(d, py))
-        ret = self.resolve_type(d.proto.return_type)
+        ret = self.types.resolve_type(d.proto.return_type)
         saved_scope, saved_fn = self.st.scope, self.st.func_ctx
         self.st.scope = saved_scope.child("function")
         try:
@@ -96,7 +96,7 @@ class BlockMixin(TableGenMixin):
     def gen_instance(
         self: ProgramGen, d: A.Instance, qualified: str, in_place: bool = False
     ) -> InstanceSym:
-        t = self.resolve_type(d.type_ref)
+        t = self.types.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
             py = self.gen_block_instance(t.decl, qualified, args)
@@ -134,7 +134,7 @@ class BlockMixin(TableGenMixin):
         bound = self.bind_args(params, args, pos)
         out: dict[str, Any] = {}
         for p, a in zip(params, bound, strict=True):
-            pt = self.resolve_type(p.type_ref)
+            pt = self.types.resolve_type(p.type_ref)
             if a is None:
                 continue
             if isinstance(pt, T.BlockType | T.ExternType):
@@ -192,14 +192,14 @@ class BlockMixin(TableGenMixin):
         resets: list[tuple[str, A.Decl]] = []
         for d in locals_:
             if isinstance(d, A.VariableDecl):
-                t = self.resolve_type(d.type_ref)
+                t = self.types.resolve_type(d.type_ref)
                 py = self.st.local_name(d.name)
                 self.st.scope.define(d.name, Var(py, t, "", True))
                 self.st.inst.cells.append(py)
                 self.st.out.line(f"{py} = None")
                 resets.append((py, d))
             elif isinstance(d, A.ConstantDecl):
-                t = self.resolve_type(d.type_ref)
+                t = self.types.resolve_type(d.type_ref)
                 v = self.convert(self.expr(d.value, t), t, d.value.pos)
                 self.st.scope.define(d.name, Const(v.const, t, v.code))
             elif isinstance(d, A.Instance):
@@ -217,12 +217,12 @@ class BlockMixin(TableGenMixin):
     def _emit_resets(self: ProgramGen, resets: list[tuple[str, A.Decl]]) -> None:
         for py, d in resets:
             assert isinstance(d, A.VariableDecl)
-            t = self.resolve_type(d.type_ref)
+            t = self.types.resolve_type(d.type_ref)
             if d.init is not None:
                 v = self.convert(self.expr(d.init, t), t, d.init.pos)
-                self.st.out.line(f"{py} = {self.copy_code(v.code, t)}")
+                self.st.out.line(f"{py} = {self.types.copy_code(v.code, t)}")
             else:
-                self.st.out.line(f"{py} = {self.zero_code(t)}")
+                self.st.out.line(f"{py} = {self.types.zero_code(t)}")
 
     def qualify(self: ProgramGen, name: str, annots: A.Annots) -> str:
         n = A.find_annotation(annots, "name")

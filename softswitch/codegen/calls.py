@@ -82,7 +82,7 @@ class CallMixin:
         for p, a in zip(params, bound, strict=True):
             if a is None or isinstance(a, A.ListExpr | A.StructExpr):
                 continue
-            pt = self.resolve_type(p.type_ref)
+            pt = self.types.resolve_type(p.type_ref)
             if isinstance(pt, T.TypeVar):
                 if pt.name in bindings:
                     pt = bindings[pt.name]
@@ -121,7 +121,7 @@ class CallMixin:
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
             if isinstance(sym, FunctionSym):
-                rt = self.resolve_type(sym.decl.proto.return_type)
+                rt = self.types.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
                 return self.st.arch.extern_function(self.st.arch_cx, sym.decl, c, statement)
@@ -154,9 +154,9 @@ class CallMixin:
         }
 
         def argument(p: A.Param, a: A.Expr | None) -> V:
-            pt = self.resolve_type(p.type_ref)
+            pt = self.types.resolve_type(p.type_ref)
             if a is None:
-                return V(self.zero_code(pt), pt)
+                return V(self.types.zero_code(pt), pt)
             if p.direction not in ("out", "inout"):
                 v = self.convert(self.expr(a, pt), pt, a.pos)
                 if is_scalar(pt) or (
@@ -166,15 +166,17 @@ class CallMixin:
                     and not may_write(callee, p.name)
                 ):
                     return V(v.code, pt, v.const)
-                return V(self.copy_code(v.code, pt), pt, v.const)
+                return V(self.types.copy_code(v.code, pt), pt, v.const)
             if copies_back(p, pt, aggregates):
                 a = self.stabilize(a)
                 backs.append((a, pt))
             v = self.expr(a)
             if p.direction == "out":
-                return V(self.zero_code(pt) if not is_scalar(pt) else "0", pt)
+                return V(self.types.zero_code(pt) if not is_scalar(pt) else "0", pt)
             code = self.convert(v, pt, a.pos).code
-            return V(self.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt)
+            return V(
+                self.types.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt
+            )
 
         values = self.in_order(
             [lambda p=p, a=a: argument(p, a) for p, a in zip(params, bound, strict=True)]
@@ -231,7 +233,7 @@ class CallMixin:
     # ------------------------------------------------------------ methods
     def method_call(self: ProgramGen, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
         if isinstance(f.base, A.TypeNameExpr):
-            t = self.resolve_type(f.base.ref)
+            t = self.types.resolve_type(f.base.ref)
             if f.name in ("minSizeInBits", "maxSizeInBits"):
                 return const_v(T.width_of(t), T.INT)
             if f.name in ("minSizeInBytes", "maxSizeInBytes"):
@@ -318,7 +320,7 @@ class CallMixin:
         if name == "extract":
             if c.args and c.args[0].value is None and c.type_args:
                 # extract<T>(_): skip a header of type T
-                t = T.strip_newtype(self.resolve_type(c.type_args[0]))
+                t = T.strip_newtype(self.types.resolve_type(c.type_args[0]))
                 if not isinstance(t, T.StructLikeType) or not t.is_header:
                     raise P4TypeError.at(c.pos, "extract<T>(_) needs a header type")
                 return V(f"_extract({pk}, {t.pyname}())", T.VOID)
@@ -373,7 +375,7 @@ class CallMixin:
         if name == "lookahead":
             if not c.type_args:
                 raise P4TypeError.at(c.pos, "lookahead needs a type argument")
-            t = self.resolve_type(c.type_args[0])
+            t = self.types.resolve_type(c.type_args[0])
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.StructLikeType):
                 return V(f"_lookahead_header({pk}, {t0.pyname})", t)

@@ -126,7 +126,7 @@ class ExprMixin:
             if len(items) != len(fields):
                 raise P4TypeError.at(pos, f"{len(items)} values for {len(fields)} fields of {tgt}")
             codes = [
-                self.copy_code(self.convert(i, ft, pos).code, ft)
+                self.types.copy_code(self.convert(i, ft, pos).code, ft)
                 for i, (_f, ft) in zip(items, fields, strict=True)
             ]
             valid = ", True" if tgt.is_header else ""
@@ -268,7 +268,7 @@ class ExprMixin:
         if isinstance(e, A.InvalidHeader):
             if expected is None or not isinstance(T.strip_newtype(expected), T.StructLikeType):
                 raise P4TypeError.at(e.pos, "{#} needs a header type from context")
-            return V(self.zero_code(expected), expected)
+            return V(self.types.zero_code(expected), expected)
         if isinstance(e, A.TypeNameExpr):
             raise P4TypeError.at(e.pos, "a type is not a value here")
         if isinstance(e, A.DefaultKeyset | A.DontCare):
@@ -301,7 +301,7 @@ class ExprMixin:
     # ------------------------------------------------------------ members
     def member_expr(self: ProgramGen, e: A.Member) -> V:
         if isinstance(e.base, A.TypeNameExpr):
-            t = self.resolve_type(e.base.ref)
+            t = self.types.resolve_type(e.base.ref)
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.EnumType):
                 if e.name not in t0.members:
@@ -560,7 +560,7 @@ class ExprMixin:
         return V(f"({neg}_eq({a.code}, {b.code}))", T.BOOL)
 
     def cast_expr(self: ProgramGen, e: A.Cast) -> V:  # noqa: C901
-        target = self.resolve_type(e.to)
+        target = self.types.resolve_type(e.to)
         tt = T.strip_newtype(target)
         v = self.expr(e.operand, target)
         st = T.strip_newtype(v.type)

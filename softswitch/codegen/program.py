@@ -21,14 +21,16 @@ from .symbols import (
     InstanceSym,
     TypeSym,
 )
-from .typeresolve import TypeMixin
+from .typeresolve import Types
 
 
-class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
+class ProgramGen(ExprMixin, CallMixin, StmtMixin, BlockMixin):
     """Generates one Python module for a P4 program."""
 
     def __init__(self, program: A.Program, arch: Architecture, trace: bool = False) -> None:
         self.st = GenState(program, arch, trace)
+        self.types = Types(self.st)
+        self.types.connect(self)
         self.st.arch_cx = ArchContext(self)
 
     def note_runtime_division(self, e: A.Binary) -> None:
@@ -98,13 +100,13 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         elif isinstance(d, A.StructLikeDecl):
             if d.type_params:
                 raise P4Unsupported.at(d.pos, "generic structs and headers")
-            self.declare_struct(d)
+            self.types.declare_struct(d)
             st = self.st.scope.lookup(d.name).type
             self.st.struct_types[d.name] = st
         elif isinstance(d, A.EnumDecl):
-            self.declare_enum(d)
+            self.types.declare_enum(d)
         elif isinstance(d, A.TypedefDecl):
-            self.declare_typedef(d)
+            self.types.declare_typedef(d)
         elif isinstance(d, A.ExternDecl):
             self.st.scope.define(d.name, TypeSym(T.ExternType(d.name, d)))
             for tp in d.type_params:
@@ -130,7 +132,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
         elif isinstance(d, A.FunctionDecl):
             self.gen_function(d)
         elif isinstance(d, A.ConstantDecl):
-            t = self.resolve_type(d.type_ref)
+            t = self.types.resolve_type(d.type_ref)
             v = self.convert(self.expr(d.value, t), t, d.value.pos)
             if not v.is_const:
                 py = self.st.unique("c_" + d.name)
@@ -139,7 +141,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
             else:
                 self.st.scope.define(d.name, Const(v.const, t))
         elif isinstance(d, A.Instance):
-            t = self.resolve_type(d.type_ref)
+            t = self.types.resolve_type(d.type_ref)
             if isinstance(t, T.BlockType) and t.kind == "package":
                 if d.name == "main" or self.st.package_decl is None:
                     self.st.package_decl = d
@@ -168,7 +170,7 @@ class ProgramGen(TypeMixin, ExprMixin, CallMixin, StmtMixin, BlockMixin):
             if self.st.block_role is not None and isinstance(v, A.Construct | A.NameRef):
                 self.st.arch.check_block(self.st.arch_cx, self.st.block_role, v)
             if isinstance(v, A.Construct):
-                t = self.resolve_type(v.ref)
+                t = self.types.resolve_type(v.ref)
                 if not isinstance(t, T.BlockType):
                     raise P4TypeError.at(v.pos, f"{t} is not a parser or control")
                 ctor = self.ctor_arg_values(t.decl, v.args, v.pos)

@@ -58,17 +58,17 @@ class StmtMixin:
         elif isinstance(s, A.Block):
             self.block_scoped(s)
         elif isinstance(s, A.VarDecl):
-            t = self.resolve_type(s.type_ref)
+            t = self.types.resolve_type(s.type_ref)
             py = self.st.local_name(s.name)
             if s.init is not None:
                 v = self.convert(self.expr(s.init, t), t, s.init.pos)
-                code = self.copy_code(v.code, t) if _needs_copy(s.init) else v.code
+                code = self.types.copy_code(v.code, t) if _needs_copy(s.init) else v.code
             else:
-                code = self.zero_code(t)
+                code = self.types.zero_code(t)
             self.st.scope.define(s.name, Var(py, t))
             self.st.out.line(f"{py} = {code}")
         elif isinstance(s, A.ConstDecl):
-            t = self.resolve_type(s.type_ref)
+            t = self.types.resolve_type(s.type_ref)
             v = self.convert(self.expr(s.value, t), t, s.value.pos)
             if v.is_const:
                 self.st.scope.define(s.name, Const(v.const, t))
@@ -115,7 +115,7 @@ class StmtMixin:
         self.st.loop_depth += 1
         try:
             if isinstance(s, A.ForIn):
-                t = self.resolve_type(s.type_ref)
+                t = self.types.resolve_type(s.type_ref)
                 it = s.iterable
                 py = self.st.local_name(s.name)
                 self.st.scope.define(s.name, Var(py, t))
@@ -221,7 +221,7 @@ class StmtMixin:
         if isinstance(T.strip_newtype(t), T.StructLikeType | T.StackType) and not code.startswith(
             ("_mk(", "_Stack", "H_")
         ):
-            code = self.copy_code(code, t)
+            code = self.types.copy_code(code, t)
         if isinstance(target, A.NameRef):
             sym = self.st.scope.lookup(target.name)
             if not isinstance(sym, Var):

@@ -55,7 +55,7 @@ class TableGenMixin:
         return f"{key.code} == {v.code}"
 
     def gen_value_set(self: ProgramGen, d: A.ValueSetDecl) -> None:
-        t = self.resolve_type(d.element)
+        t = self.types.resolve_type(d.element)
         size = self.const_int(d.size)
         qualified = self.qualify(d.name, d.annotations)
         py = self.st.unique("vs_" + d.name)
@@ -84,7 +84,7 @@ class TableGenMixin:
         for p in d.params:
             if p.direction:
                 continue
-            t = self.resolve_type(p.type_ref)
+            t = self.types.resolve_type(p.type_ref)
             params.append(
                 pinfo.ParamSpec(
                     p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p), t
@@ -260,14 +260,14 @@ class TableGenMixin:
             codes = []
             backs: list[tuple[A.Expr, T.P4Type]] = []
             for p, a in zip(dir_params, ar.args, strict=False):
-                pt = self.resolve_type(p.type_ref)
+                pt = self.types.resolve_type(p.type_ref)
                 assert a.value is not None
                 v = self.expr(a.value, pt)
                 if p.direction == "out" and not is_scalar(pt):
-                    codes.append(self.zero_code(pt))
+                    codes.append(self.types.zero_code(pt))
                 else:
                     code = self.convert(v, pt, a.pos).code
-                    codes.append(self.copy_code(code, pt) if p.direction == "inout" else code)
+                    codes.append(self.types.copy_code(code, pt) if p.direction == "inout" else code)
                 if copies_back(p, pt):
                     backs.append((a.value, pt))
             call = f"{asym.py}({', '.join(codes)}, *cp)"
@@ -322,7 +322,7 @@ class TableGenMixin:
             raise P4TypeError.at(pos, f"{name} takes {len(cp)} control-plane arguments")
         vals = []
         for p, a in zip(cp, args, strict=True):
-            pt = self.resolve_type(p.type_ref)
+            pt = self.types.resolve_type(p.type_ref)
             v = self.convert(self.expr(a.value, pt), pt, a.pos)  # type: ignore[arg-type]
             if not v.is_const:
                 raise P4TypeError.at(a.pos, "action arguments here must be constants")

@@ -15,6 +15,7 @@ from .symbols import TypeSym
 
 if TYPE_CHECKING:
     from .program import ProgramGen
+    from .state import GenState
 
 
 def _header_field_ok(t: T.P4Type) -> bool:
@@ -47,17 +48,28 @@ def wrap_value(v: int, t: T.BitType) -> int:
     return v
 
 
-class TypeMixin:
-    def resolve_type(self: ProgramGen, ref: A.TypeRef) -> T.P4Type:
+class Types:
+    """The types part of the generator: type references -> semantic types, declarations of
+    types, and the Python classes headers and structs become (zero values, copies)."""
+
+    __slots__ = ("exprs", "st")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(self, exprs: ProgramGen) -> None:
+        self.exprs = exprs  # constant widths and sizes
+
+    def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
         if isinstance(ref, A.BitTypeRef):
             if ref.width is None:
                 return T.BitType(1, ref.signed)
-            w = self.const_int(ref.width)
+            w = self.exprs.const_int(ref.width)
             if w < 0 or (ref.signed and w == 0):
                 raise P4TypeError.at(ref.pos, f"invalid width {w}")
             return T.BitType(w, ref.signed)
         if isinstance(ref, A.VarbitTypeRef):
-            return T.VarbitType(self.const_int(ref.width))
+            return T.VarbitType(self.exprs.const_int(ref.width))
         if isinstance(ref, A.SimpleTypeRef):
             match ref.kind:
                 case "bool":
@@ -78,7 +90,7 @@ class TypeMixin:
             elem = self.resolve_type(ref.element)
             if not isinstance(elem, T.StructLikeType) or elem.kind == "struct":
                 raise P4TypeError.at(ref.pos, f"stack element {elem} must be a header")
-            return T.StackType(elem, self.const_int(ref.size))
+            return T.StackType(elem, self.exprs.const_int(ref.size))
         if isinstance(ref, A.TupleTypeRef):
             return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
         if isinstance(ref, A.NamedTypeRef):
@@ -95,7 +107,7 @@ class TypeMixin:
         raise P4Unsupported.at(ref.pos, f"type {ref!r}")
 
     # ------------------------------------------------------------ declarations of types
-    def declare_struct(self: ProgramGen, d: A.StructLikeDecl) -> None:
+    def declare_struct(self, d: A.StructLikeDecl) -> None:
         fields: dict[str, T.P4Type] = {}
         st = T.StructLikeType(d.kind, d.name, fields, "", d.annotations)
         self.st.scope.define(d.name, TypeSym(st))
@@ -123,7 +135,7 @@ class TypeMixin:
         self.emit_struct_class(st)
 
     def _zero_fields(
-        self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Iterator[int]
+        self, out: Emitter, st: T.StructLikeType, temps: Iterator[int]
     ) -> list[tuple[str, str]]:
         """(attribute, code) of each field of a zero `st`. Headers and structs inside are
         built by lines emitted here (no __init__ call each: a program's header struct is
@@ -138,9 +150,7 @@ class TypeMixin:
                 parts.append((field_py(n), self.zero_code(t)))
         return parts
 
-    def _inline_new(
-        self: ProgramGen, out: Emitter, st: T.StructLikeType, temps: Iterator[int]
-    ) -> str:
+    def _inline_new(self, out: Emitter, st: T.StructLikeType, temps: Iterator[int]) -> str:
         """Emit the lines that build a zero `st` object; return the variable holding it."""
         var = f"_o{next(temps)}"
         parts = self._zero_fields(out, st, temps)
@@ -151,7 +161,7 @@ class TypeMixin:
             out.line(f"{var}._v = False")
         return var
 
-    def emit_struct_class(self: ProgramGen, st: T.StructLikeType) -> None:
+    def emit_struct_class(self, st: T.StructLikeType) -> None:
         out = Emitter()
         names = [field_py(n) for n in st.fields]
         slots = [*names, "_v"] if st.is_header else names
@@ -215,7 +225,7 @@ class TypeMixin:
         out.line("")
         self.st.classes.extend(out)
 
-    def _emit_pack_unpack(self: ProgramGen, out: Emitter, st: T.StructLikeType) -> None:
+    def _emit_pack_unpack(self, out: Emitter, st: T.StructLikeType) -> None:
         """`_ext(v)` sets the fields from the header's bits as one int; `_pack()` is the inverse."""
         total = st.bit_width()
         shift = total
@@ -253,7 +263,7 @@ class TypeMixin:
         t = T.strip_newtype(t)
         return isinstance(t, T.BitType) and t.signed
 
-    def zero_code(self: ProgramGen, t: T.P4Type) -> str:
+    def zero_code(self, t: T.P4Type) -> str:
         """Python expression for the initial value of a variable of type t (BMv2: zeros)."""
         t = T.strip_newtype(t)
         if isinstance(t, T.BitType | T.IntLiteralType | T.VarbitType | T.ErrorType):
@@ -273,7 +283,7 @@ class TypeMixin:
             return "''"
         return "None"
 
-    def copy_code(self: ProgramGen, code: str, t: T.P4Type) -> str:
+    def copy_code(self, code: str, t: T.P4Type) -> str:
         t = T.strip_newtype(t)
         if isinstance(t, T.StructLikeType | T.StackType):
             return f"{code}._copy()"
@@ -283,7 +293,7 @@ class TypeMixin:
             return f"_copy_tuple({code})"
         return code
 
-    def declare_enum(self: ProgramGen, d: A.EnumDecl) -> None:
+    def declare_enum(self, d: A.EnumDecl) -> None:
         if d.underlying is None:
             et = T.EnumType(d.name, d.members)
         else:
@@ -292,11 +302,11 @@ class TypeMixin:
                 raise P4TypeError.at(d.pos, "serializable enums need a bit<W> or int<W> type")
             values = {}
             for m, e in zip(d.members, d.values, strict=True):
-                values[m] = wrap_value(self.const_int(e), ut)
+                values[m] = wrap_value(self.exprs.const_int(e), ut)
             et = T.EnumType(d.name, d.members, ut, values)
         self.st.scope.define(d.name, TypeSym(et))
 
-    def declare_typedef(self: ProgramGen, d: A.TypedefDecl) -> None:
+    def declare_typedef(self, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
             annots = tuple((a.name, a.body) for a in d.annotations)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,7 @@ class P4Error(Exception):
         self.col = col
 
     @classmethod
-    def at(cls, pos: Pos, message: str) -> P4Error:
+    def at(cls, pos: Pos, message: str) -> Self:
         return cls(message, pos.file, pos.line, pos.col)
 
     def __str__(self) -> str:
