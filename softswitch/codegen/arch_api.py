@@ -67,10 +67,10 @@ class ArchContext:
 
     def expr(self, e: A.Expr | None, expected: T.P4Type | None = None) -> V:
         """Generate an expression (None, an argument left out, is refused)."""
-        return self._gen.expr(_given(e), expected)
+        return self._gen.exprs.expr(_given(e), expected)
 
     def convert(self, v: V, target: T.P4Type, pos: Pos | None) -> V:
-        return self._gen.convert(v, target, pos)
+        return self._gen.exprs.convert(v, target, pos)
 
     def copy_code(self, code: str, t: T.P4Type) -> str:
         """Code for a copy of a value (structs and headers are objects)."""

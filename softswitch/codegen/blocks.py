@@ -144,7 +144,7 @@ class BlockMixin(TableGenMixin):
                     raise P4TypeError.at(a.pos, f"an instance of {pt} is expected")
                 out[p.name] = (sym, pt)
                 continue
-            v = self.convert(self.expr(a, pt), pt, a.pos)
+            v = self.exprs.convert(self.exprs.expr(a, pt), pt, a.pos)
             out[p.name] = (v, pt)
         return out
 
@@ -200,7 +200,7 @@ class BlockMixin(TableGenMixin):
                 resets.append((py, d))
             elif isinstance(d, A.ConstantDecl):
                 t = self.types.resolve_type(d.type_ref)
-                v = self.convert(self.expr(d.value, t), t, d.value.pos)
+                v = self.exprs.convert(self.exprs.expr(d.value, t), t, d.value.pos)
                 self.st.scope.define(d.name, Const(v.const, t, v.code))
             elif isinstance(d, A.Instance):
                 self.gen_instance(d, self.qualify(d.name, d.annotations))
@@ -219,7 +219,7 @@ class BlockMixin(TableGenMixin):
             assert isinstance(d, A.VariableDecl)
             t = self.types.resolve_type(d.type_ref)
             if d.init is not None:
-                v = self.convert(self.expr(d.init, t), t, d.init.pos)
+                v = self.exprs.convert(self.exprs.expr(d.init, t), t, d.init.pos)
                 self.st.out.line(f"{py} = {self.types.copy_code(v.code, t)}")
             else:
                 self.st.out.line(f"{py} = {self.types.zero_code(t)}")
@@ -353,7 +353,7 @@ class BlockMixin(TableGenMixin):
         if isinstance(tr, str):
             self.st.out.line(f"return {self.state_target(tr, s.pos)}")
             return
-        keys = [self.expr(k) for k in tr.keys]
+        keys = [self.exprs.expr(k) for k in tr.keys]
         kpys = []
         for k in keys:
             tmp = self.st.temp()

@@ -87,16 +87,16 @@ class CallMixin:
                 if pt.name in bindings:
                     pt = bindings[pt.name]
                 else:
-                    v = self.expr(a)
+                    v = self.exprs.expr(a)
                     if not isinstance(v.type, T.IntLiteralType):
                         bindings[pt.name] = v.type
                     continue
             if isinstance(pt, T.TypeVar | T.DontCareType | T.StringType):
                 continue
-            v = self.expr(a, pt)
+            v = self.exprs.expr(a, pt)
             if isinstance(v.type, T.ListType):
                 continue
-            self.convert(v, pt, a.pos)
+            self.exprs.convert(v, pt, a.pos)
 
     # ------------------------------------------------------------ entry points
     def call_stmt(self: ProgramGen, c: A.Call) -> None:
@@ -158,7 +158,7 @@ class CallMixin:
             if a is None:
                 return V(self.types.zero_code(pt), pt)
             if p.direction not in ("out", "inout"):
-                v = self.convert(self.expr(a, pt), pt, a.pos)
+                v = self.exprs.convert(self.exprs.expr(a, pt), pt, a.pos)
                 if is_scalar(pt) or (
                     callee is not None
                     and p.direction == "in"
@@ -170,15 +170,15 @@ class CallMixin:
             if copies_back(p, pt, aggregates):
                 a = self.stabilize(a)
                 backs.append((a, pt))
-            v = self.expr(a)
+            v = self.exprs.expr(a)
             if p.direction == "out":
                 return V(self.types.zero_code(pt) if not is_scalar(pt) else "0", pt)
-            code = self.convert(v, pt, a.pos).code
+            code = self.exprs.convert(v, pt, a.pos).code
             return V(
                 self.types.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt
             )
 
-        values = self.in_order(
+        values = self.exprs.in_order(
             [lambda p=p, a=a: argument(p, a) for p, a in zip(params, bound, strict=True)]
         )
         codes = [v.code for v in values]
@@ -220,7 +220,7 @@ class CallMixin:
         if isinstance(e, A.Slice):
             return A.Slice(e.pos, self.stabilize(e.base), e.hi, e.lo)
         if isinstance(e, A.Index):
-            idx = self.expr(e.index)
+            idx = self.exprs.expr(e.index)
             if idx.is_const:
                 return A.Index(e.pos, self.stabilize(e.base), e.index)
             t = self.st.temp()
@@ -242,7 +242,7 @@ class CallMixin:
                 inst = self.instantiate_anonymous(t, c.pos)
                 return self.apply_instance(inst, c, statement)
             raise P4TypeError.at(c.pos, f"{t} has no method {f.name}")
-        base = self.expr(f.base)
+        base = self.exprs.expr(f.base)
         bt = T.strip_newtype(base.type)
         if isinstance(bt, _SymType):
             sym = bt.sym
@@ -272,7 +272,7 @@ class CallMixin:
             return self.header_method(base, bt, f, c)
         if isinstance(bt, T.StackType):
             if f.name in ("push_front", "pop_front"):
-                n = self.const_int(c.args[0].value) if c.args and c.args[0].value else 1
+                n = self.exprs.const_int(c.args[0].value) if c.args and c.args[0].value else 1
                 return V(f"{base.code}.{f.name}({n})", T.VOID)
         raise P4TypeError.at(c.pos, f"{base.type} has no method {f.name}")
 
@@ -302,7 +302,7 @@ class CallMixin:
         if isinstance(e, A.Member):
             ut = T.strip_newtype(e.base.type) if e.base.type is not None else None
             if isinstance(ut, T.StructLikeType) and ut.is_union:
-                b = self.expr(e.base).code
+                b = self.exprs.expr(e.base).code
                 return [f"{b}.{field_py(n)}" for n in ut.fields if n != e.name]
         return []
 
@@ -328,7 +328,7 @@ class CallMixin:
                 raise P4TypeError.at(c.pos, "extract needs a header")
             target = c.args[0].value
             if isinstance(target, A.Member) and target.name == "next":
-                stack = self.expr(target.base)
+                stack = self.exprs.expr(target.base)
                 if not isinstance(T.strip_newtype(stack.type), T.StackType):
                     raise P4TypeError.at(target.pos, ".next applies to header stacks")
                 h = self.st.temp()
@@ -339,10 +339,10 @@ class CallMixin:
                 isinstance(target, A.Member)
                 and isinstance(target.base, A.Member)
                 and target.base.name == "next"
-                and isinstance(T.strip_newtype(self.expr(target.base.base).type), T.StackType)
+                and isinstance(T.strip_newtype(self.exprs.expr(target.base.base).type), T.StackType)
             ):
                 # a member of the next element of a header-union stack
-                stack = self.expr(target.base.base)
+                stack = self.exprs.expr(target.base.base)
                 u = self.st.temp()
                 self.st.out.line(f"{u} = {stack.code}.next_for_extract()")
                 ut = T.strip_newtype(stack.type).element
@@ -354,14 +354,14 @@ class CallMixin:
                 hv = V(f"{u}.{field_py(target.name)}", ut.fields[target.name])
                 after = f"{stack.code}.nxt += 1"
             else:
-                hv = self.expr(target)
+                hv = self.exprs.expr(target)
                 after = ""
             ht = T.strip_newtype(hv.type)
             if not isinstance(ht, T.StructLikeType) or not ht.is_header:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
             if len(c.args) > 1:
-                nbits = self.expr(c.args[1].value)  # type: ignore[arg-type]
+                nbits = self.exprs.expr(c.args[1].value)  # type: ignore[arg-type]
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
             else:
                 self.st.out.line(f"_extract({pk}, {hv.code})")
@@ -387,12 +387,12 @@ class CallMixin:
                 code = f"_to_signed({code}, {w})"
             return V(code, t)
         if name == "advance":
-            n = self.expr(c.args[0].value)  # type: ignore[arg-type]
+            n = self.exprs.expr(c.args[0].value)  # type: ignore[arg-type]
             return V(f"_advance({pk}, {n.code})", T.VOID)
         if name == "length":
             return V(f"len({pk}.data)", T.BitType(32))
         if name == "emit":
-            v = self.expr(c.args[0].value)  # type: ignore[arg-type]
+            v = self.exprs.expr(c.args[0].value)  # type: ignore[arg-type]
             self.emit_value(pk, v, c.pos)
             return V("", T.VOID)
         raise P4TypeError.at(c.pos, f"packet has no method {name}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
@@ -29,6 +30,8 @@ from .typeresolve import field_py, mask, wrap_value
 
 if TYPE_CHECKING:
     from .program import ProgramGen
+    from .state import GenState
+    from .typeresolve import Types
 
 
 @dataclass(slots=True)
@@ -70,15 +73,27 @@ _ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^"}
 _CMP = {"==", "!=", "<", ">", "<=", ">="}
 
 
-class ExprMixin:
+class Exprs:
+    """The expressions part of the generator: P4 expressions -> Python expressions with
+    P4's bit semantics, constants folded, implicit conversions."""
+
+    __slots__ = ("calls", "st", "types")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(self, types: Types, calls: ProgramGen) -> None:
+        self.types = types
+        self.calls = calls  # calls in expressions
+
     # ------------------------------------------------------------ helpers
-    def const_int(self: ProgramGen, e: A.Expr) -> int:
+    def const_int(self, e: A.Expr) -> int:
         v = self.expr(e)
         if not v.is_const or isinstance(v.const, bool) or not isinstance(v.const, int):
             raise P4TypeError.at(e.pos, "a compile-time integer constant is required")
         return v.const
 
-    def convert(self: ProgramGen, v: V, target: T.P4Type, pos: Any) -> V:
+    def convert(self, v: V, target: T.P4Type, pos: Any) -> V:
         """Implicit conversion of `v` to `target` (int literals, lists), or a type error."""
         src = v.type
         tgt = T.strip_newtype(target)
@@ -111,7 +126,7 @@ class ExprMixin:
                 return V(v.code, target, v.const)
         raise P4TypeError.at(pos, f"cannot convert {src} to {target}")
 
-    def build_from_list(self: ProgramGen, v: V, tgt: T.P4Type, pos: Any) -> V:
+    def build_from_list(self, v: V, tgt: T.P4Type, pos: Any) -> V:
         items: list[V] = v.const if isinstance(v.const, list) else []
         if not items and isinstance(v.type, T.ListType) and v.type.elements:
             raise P4Unsupported.at(pos, "list conversion of a non-literal list")
@@ -146,7 +161,7 @@ class ExprMixin:
             return V(f"_Stack.of({tgt.element.pyname}, {tgt.size}, [{', '.join(codes)}])", tgt)
         raise P4TypeError.at(pos, f"cannot convert a list to {tgt}")
 
-    def unify(self: ProgramGen, a: V, b: V, pos: Any, op: str) -> tuple[V, V]:
+    def unify(self, a: V, b: V, pos: Any, op: str) -> tuple[V, V]:
         """Bring both operands of a binary operator to one type (int literals adapt)."""
         ta, tb = T.strip_newtype(a.type), T.strip_newtype(b.type)
         if isinstance(ta, T.IntLiteralType) and not isinstance(tb, T.IntLiteralType):
@@ -163,7 +178,7 @@ class ExprMixin:
             return a, V(b.code, ta, b.const)
         return a, b
 
-    def in_order(self: ProgramGen, thunks: list[Callable[[], V]]) -> list[V]:
+    def in_order(self, thunks: list[Callable[[], V]]) -> list[V]:
         """Generate values left to right, as P4 evaluates them. When a later one needs
         statements of its own (a call with out arguments), the values computed before it
         are saved in temporaries first, so the call cannot change what they read."""
@@ -176,16 +191,16 @@ class ExprMixin:
             out.append(v)
         return out
 
-    def exprs_in_order(self: ProgramGen, items: tuple[A.Expr, ...]) -> list[V]:
-        return self.in_order([lambda i=i: self.expr(i) for i in items])
+    def exprs_in_order(self, items: tuple[A.Expr, ...]) -> list[V]:
+        return self.in_order([partial(self.expr, i) for i in items])
 
     # ------------------------------------------------------------ entry point
-    def expr(self: ProgramGen, e: A.Expr, expected: T.P4Type | None = None) -> V:
+    def expr(self, e: A.Expr, expected: T.P4Type | None = None) -> V:
         v = self._expr(e, expected)
         e.type = v.type
         return v
 
-    def _expr(self: ProgramGen, e: A.Expr, expected: T.P4Type | None) -> V:  # noqa: C901
+    def _expr(self, e: A.Expr, expected: T.P4Type | None) -> V:  # noqa: C901
         if isinstance(e, A.IntLit):
             if e.width is None:
                 return const_v(e.value, T.INT)
@@ -210,7 +225,7 @@ class ExprMixin:
         if isinstance(e, A.Slice):
             return self.slice_expr(e)
         if isinstance(e, A.Call):
-            return self.call_expr(e, expected)
+            return self.calls.call_expr(e, expected)
         if isinstance(e, A.Unary):
             return self.unary_expr(e, expected)
         if isinstance(e, A.Binary):
@@ -230,16 +245,16 @@ class ExprMixin:
                 return a if c.const else b
             if pre_a.lines or pre_b.lines:
                 a, b = self.unify(a, b, e.pos, "?:")
-                t = self.st.temp()
+                tmp = self.st.temp()
                 self.st.out.line(f"if {c.code}:")
                 with self.st.out.indent():
                     self.st.out.lines.extend(_reindent(pre_a.lines))
-                    self.st.out.line(f"{t} = {a.code}")
+                    self.st.out.line(f"{tmp} = {a.code}")
                 self.st.out.line("else:")
                 with self.st.out.indent():
                     self.st.out.lines.extend(_reindent(pre_b.lines))
-                    self.st.out.line(f"{t} = {b.code}")
-                return V(t, a.type)
+                    self.st.out.line(f"{tmp} = {b.code}")
+                return V(tmp, a.type)
             if isinstance(a.type, T.IntLiteralType) and isinstance(b.type, T.IntLiteralType):
                 if expected is not None and not isinstance(expected, T.IntLiteralType):
                     a, b = self.convert(a, expected, e.pos), self.convert(b, expected, e.pos)
@@ -280,7 +295,7 @@ class ExprMixin:
         raise P4Unsupported.at(e.pos, f"expression {type(e).__name__}")
 
     # ------------------------------------------------------------ names
-    def name_expr(self: ProgramGen, e: A.NameRef) -> V:
+    def name_expr(self, e: A.NameRef) -> V:
         sym = self.st.scope.lookup(e.name)
         if sym is None:
             raise P4TypeError.at(e.pos, f"{e.name}: no such declaration")
@@ -299,7 +314,7 @@ class ExprMixin:
         raise P4TypeError.at(e.pos, f"{e.name} cannot be used as a value")
 
     # ------------------------------------------------------------ members
-    def member_expr(self: ProgramGen, e: A.Member) -> V:
+    def member_expr(self, e: A.Member) -> V:
         if isinstance(e.base, A.TypeNameExpr):
             t = self.types.resolve_type(e.base.ref)
             t0 = T.strip_newtype(t)
@@ -338,7 +353,7 @@ class ExprMixin:
             raise P4Unsupported.at(e.pos, "tuple member access")
         raise P4TypeError.at(e.pos, f"{base.type} has no member {e.name}")
 
-    def index_expr(self: ProgramGen, e: A.Index) -> V:
+    def index_expr(self, e: A.Index) -> V:
         base = self.expr(e.base)
         bt = T.strip_newtype(base.type)
         idx = self.expr(e.index)
@@ -354,7 +369,7 @@ class ExprMixin:
             return V(f"{base.code}[{idx.const}]", bt.elements[idx.const])
         raise P4TypeError.at(e.pos, f"cannot index a value of type {base.type}")
 
-    def slice_expr(self: ProgramGen, e: A.Slice) -> V:
+    def slice_expr(self, e: A.Slice) -> V:
         base = self.expr(e.base)
         bt = T.strip_newtype(base.type)
         hi, lo = self.const_int(e.hi), self.const_int(e.lo)
@@ -375,7 +390,7 @@ class ExprMixin:
         return V(f"({src} >> {lo} & {mask(w)})", t)
 
     # ------------------------------------------------------------ operators
-    def unary_expr(self: ProgramGen, e: A.Unary, expected: T.P4Type | None) -> V:
+    def unary_expr(self, e: A.Unary, expected: T.P4Type | None) -> V:
         v = self.expr(e.operand, expected)
         t = T.strip_newtype(v.type)
         if e.op == "!":
@@ -398,7 +413,7 @@ class ExprMixin:
             return V(f"({v.code} ^ {mask(t.width)})", v.type)
         return V(wrap_code(f"-{v.code}", t), v.type)
 
-    def binary_expr(self: ProgramGen, e: A.Binary, expected: T.P4Type | None) -> V:  # noqa: C901
+    def binary_expr(self, e: A.Binary, expected: T.P4Type | None) -> V:  # noqa: C901
         op = e.op
         if op in ("&&", "||"):
             a = self.convert(self.expr(e.left), T.BOOL, e.left.pos)
@@ -408,13 +423,13 @@ class ExprMixin:
             )
             if pre.lines:
                 # the right operand needs statements: run them only when it is evaluated
-                t = self.st.temp()
-                self.st.out.line(f"{t} = {a.code}")
-                self.st.out.line(f"if {t}:" if op == "&&" else f"if not {t}:")
+                tmp = self.st.temp()
+                self.st.out.line(f"{tmp} = {a.code}")
+                self.st.out.line(f"if {tmp}:" if op == "&&" else f"if not {tmp}:")
                 with self.st.out.indent():
                     self.st.out.lines.extend(_reindent(pre.lines))
-                    self.st.out.line(f"{t} = {b.code}")
-                return V(t, T.BOOL)
+                    self.st.out.line(f"{tmp} = {b.code}")
+                return V(tmp, T.BOOL)
             if a.is_const and b.is_const:
                 return const_v(a.const and b.const if op == "&&" else a.const or b.const, T.BOOL)
             if a.is_const:
@@ -462,7 +477,13 @@ class ExprMixin:
             return const_v(self.fold_bits(e, op, a.const, b.const, t), a.type)
         return V(self.bits_op_code(op, a.code, b.code, t), a.type)
 
-    def bits_op_code(self: ProgramGen, op: str, x: str, y: str, t: T.BitType) -> str:
+    def note_runtime_division(self, e: A.Binary) -> None:
+        raise P4Unsupported.at(
+            e.pos,
+            f"division or modulo of run-time values ('{e.op}') is not supported on this target",
+        )
+
+    def bits_op_code(self, op: str, x: str, y: str, t: T.BitType) -> str:
         m = mask(t.width)
         if op in ("&", "|", "^"):
             return f"({x} {op} {y})"
@@ -484,13 +505,13 @@ class ExprMixin:
             return f"max({x} - {y}, 0)"
         raise AssertionError(op)
 
-    def fold_bits(self: ProgramGen, e: A.Binary, op: str, x: int, y: int, t: T.BitType) -> int:
+    def fold_bits(self, e: A.Binary, op: str, x: int, y: int, t: T.BitType) -> int:
         if op in ("/", "%") and y == 0:
             raise P4TypeError.at(e.pos, "division by zero")
         code = self.bits_op_code(op, repr(x), repr(y), t)
         return wrap_value(eval(code, {"_div": _div, "_mod": _mod}), t)  # noqa: S307
 
-    def fold_int(self: ProgramGen, e: A.Binary, op: str, x: int, y: int) -> V:
+    def fold_int(self, e: A.Binary, op: str, x: int, y: int) -> V:
         if op in _CMP:
             return const_v(_PYCMP[op](x, y), T.BOOL)
         if op in ("/", "%"):
@@ -512,7 +533,7 @@ class ExprMixin:
             raise P4TypeError.at(e.pos, f"operator {op} does not apply to int")
         return const_v(r(), T.INT)
 
-    def shift_expr(self: ProgramGen, e: A.Binary, a: V, b: V) -> V:
+    def shift_expr(self, e: A.Binary, a: V, b: V) -> V:
         ta = T.strip_newtype(a.type)
         tb = T.strip_newtype(b.type)
         if isinstance(tb, T.BitType) and tb.signed:
@@ -537,7 +558,7 @@ class ExprMixin:
             return V(wrap_code(f"{a.code} << {b.const}", ta), a.type)
         return V(f"_shl({a.code}, {b.code}, {ta.width}, {int(ta.signed)})", a.type)
 
-    def concat_expr(self: ProgramGen, e: A.Binary, a: V, b: V) -> V:
+    def concat_expr(self, e: A.Binary, a: V, b: V) -> V:
         ta, tb = T.strip_newtype(a.type), T.strip_newtype(b.type)
         if not isinstance(ta, T.BitType) or not isinstance(tb, T.BitType):
             raise P4TypeError.at(e.pos, f"cannot concatenate {a.type} and {b.type}")
@@ -548,7 +569,7 @@ class ExprMixin:
         code = f"({as_bits(a.code, ta)} << {tb.width} | {as_bits(b.code, tb)})"
         return V(wrap_code(code, t) if t.signed else code, t)
 
-    def equality_expr(self: ProgramGen, e: A.Binary, a: V, b: V) -> V:
+    def equality_expr(self, e: A.Binary, a: V, b: V) -> V:
         a, b = self.unify(a, b, e.pos, e.op)
         if isinstance(a.type, T.ListType) and not isinstance(b.type, T.ListType):
             a = self.convert(a, b.type, e.pos)
@@ -559,7 +580,7 @@ class ExprMixin:
             return const_v((a.const == b.const) != (e.op == "!="), T.BOOL)
         return V(f"({neg}_eq({a.code}, {b.code}))", T.BOOL)
 
-    def cast_expr(self: ProgramGen, e: A.Cast) -> V:  # noqa: C901
+    def cast_expr(self, e: A.Cast) -> V:  # noqa: C901
         target = self.types.resolve_type(e.to)
         tt = T.strip_newtype(target)
         v = self.expr(e.operand, target)

@@ -12,7 +12,7 @@ from .arch_api import ArchContext, Architecture
 from .blocks import BlockMixin
 from .calls import CallMixin
 from .emitter import Emitter
-from .exprs import ExprMixin
+from .exprs import Exprs
 from .state import GenState
 from .stmts import StmtMixin
 from .symbols import (
@@ -24,20 +24,16 @@ from .symbols import (
 from .typeresolve import Types
 
 
-class ProgramGen(ExprMixin, CallMixin, StmtMixin, BlockMixin):
+class ProgramGen(CallMixin, StmtMixin, BlockMixin):
     """Generates one Python module for a P4 program."""
 
     def __init__(self, program: A.Program, arch: Architecture, trace: bool = False) -> None:
         self.st = GenState(program, arch, trace)
         self.types = Types(self.st)
-        self.types.connect(self)
+        self.exprs = Exprs(self.st)
+        self.types.connect(self.exprs)
+        self.exprs.connect(self.types, self)
         self.st.arch_cx = ArchContext(self)
-
-    def note_runtime_division(self, e: A.Binary) -> None:
-        raise P4Unsupported.at(
-            e.pos,
-            f"division or modulo of run-time values ('{e.op}') is not supported on this target",
-        )
 
     # ------------------------------------------------------------ driver
     def generate(self) -> CompiledProgram:
@@ -133,7 +129,7 @@ class ProgramGen(ExprMixin, CallMixin, StmtMixin, BlockMixin):
             self.gen_function(d)
         elif isinstance(d, A.ConstantDecl):
             t = self.types.resolve_type(d.type_ref)
-            v = self.convert(self.expr(d.value, t), t, d.value.pos)
+            v = self.exprs.convert(self.exprs.expr(d.value, t), t, d.value.pos)
             if not v.is_const:
                 py = self.st.unique("c_" + d.name)
                 self.st.out.line(f"{py} = {v.code}")

@@ -24,9 +24,9 @@ class StmtMixin:
                 # compound assignment (`a[i] += x`): the target is evaluated once
                 target = self.stabilize(target)
                 value = A.Binary(value.pos, value.op, target, value.right)
-            target_type = self.expr(target).type
+            target_type = self.exprs.expr(target).type
             v, pre = self.st.capture(
-                lambda: self.convert(self.expr(value, target_type), target_type, s.pos)
+                lambda: self.exprs.convert(self.exprs.expr(value, target_type), target_type, s.pos)
             )
             if pre.lines:
                 # the target's indices are evaluated before the value (left to right)
@@ -36,7 +36,7 @@ class StmtMixin:
         elif isinstance(s, A.CallStmt):
             self.call_stmt(s.call)
         elif isinstance(s, A.If):
-            c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
+            c = self.exprs.convert(self.exprs.expr(s.cond), T.BOOL, s.cond.pos)
             if c.is_const:
                 # folded as p4c folds it: only the branch taken is generated
                 live, dead = (s.then, s.other) if c.const else (s.other, s.then)
@@ -61,7 +61,7 @@ class StmtMixin:
             t = self.types.resolve_type(s.type_ref)
             py = self.st.local_name(s.name)
             if s.init is not None:
-                v = self.convert(self.expr(s.init, t), t, s.init.pos)
+                v = self.exprs.convert(self.exprs.expr(s.init, t), t, s.init.pos)
                 code = self.types.copy_code(v.code, t) if _needs_copy(s.init) else v.code
             else:
                 code = self.types.zero_code(t)
@@ -69,7 +69,7 @@ class StmtMixin:
             self.st.out.line(f"{py} = {code}")
         elif isinstance(s, A.ConstDecl):
             t = self.types.resolve_type(s.type_ref)
-            v = self.convert(self.expr(s.value, t), t, s.value.pos)
+            v = self.exprs.convert(self.exprs.expr(s.value, t), t, s.value.pos)
             if v.is_const:
                 self.st.scope.define(s.name, Const(v.const, t))
             else:
@@ -120,11 +120,11 @@ class StmtMixin:
                 py = self.st.local_name(s.name)
                 self.st.scope.define(s.name, Var(py, t))
                 if isinstance(it, A.RangeKeyset):
-                    lo = self.convert(self.expr(it.lo, t), t, it.pos)
-                    hi = self.convert(self.expr(it.hi, t), t, it.pos)
+                    lo = self.exprs.convert(self.exprs.expr(it.lo, t), t, it.pos)
+                    hi = self.exprs.convert(self.exprs.expr(it.hi, t), t, it.pos)
                     self.st.out.line(f"for {py} in range({lo.code}, {hi.code} + 1):")
                 else:
-                    v = self.expr(it)
+                    v = self.exprs.expr(it)
                     vt = T.strip_newtype(v.type)
                     src = f"{v.code}.h" if isinstance(vt, T.StackType) else v.code
                     self.st.out.line(f"for {py} in {src}:")
@@ -144,7 +144,7 @@ class StmtMixin:
                             self.stmt(st)
                     self.st.out.line(f"{first} = False")
                 if s.cond is not None:
-                    c = self.convert(self.expr(s.cond), T.BOOL, s.cond.pos)
+                    c = self.exprs.convert(self.exprs.expr(s.cond), T.BOOL, s.cond.pos)
                     self.st.out.line(f"if not {c.code}:")
                     with self.st.out.indent():
                         self.st.out.line("break")
@@ -170,7 +170,7 @@ class StmtMixin:
         if s.value is not None:
             if fn.ret is None or isinstance(fn.ret, T.VoidType):
                 raise P4TypeError.at(s.pos, "this function returns no value")
-            parts.append(self.convert(self.expr(s.value, fn.ret), fn.ret, s.pos).code)
+            parts.append(self.exprs.convert(self.exprs.expr(s.value, fn.ret), fn.ret, s.pos).code)
         parts.extend(fn.copy_back)
         if not parts:
             self.st.out.line("return")
@@ -184,7 +184,7 @@ class StmtMixin:
             raise P4Unsupported.at(
                 s.pos, "switch statements inside actions are not supported on this target"
             )
-        subj = self.expr(s.subject)
+        subj = self.exprs.expr(s.subject)
         tmp = self.st.temp()
         self.st.out.line(f"{tmp} = {subj.code}")
         is_action = isinstance(subj.type, T.ActionEnumType)
@@ -199,7 +199,7 @@ class StmtMixin:
                 aid = self.action_index(subj.type.table, case.label.name, case.pos)
                 cond = f"{tmp} == {aid}"
             else:
-                lv = self.convert(self.expr(case.label, subj.type), subj.type, case.pos)
+                lv = self.exprs.convert(self.exprs.expr(case.label, subj.type), subj.type, case.pos)
                 if not lv.is_const:
                     raise P4TypeError.at(case.pos, "switch labels must be constants")
                 cond = f"{tmp} == {lv.code}"
@@ -216,7 +216,7 @@ class StmtMixin:
 
     # ------------------------------------------------------------ assignment
     def assign(self: ProgramGen, target: A.Expr, v: V) -> None:  # noqa: C901
-        t = target.type if target.type is not None else self.expr(target).type
+        t = target.type if target.type is not None else self.exprs.expr(target).type
         code = v.code
         if isinstance(T.strip_newtype(t), T.StructLikeType | T.StackType) and not code.startswith(
             ("_mk(", "_Stack", "H_")
@@ -241,7 +241,7 @@ class StmtMixin:
                 self.st.out.line(f"{sym.py} = {code}")
             return
         if isinstance(target, A.Member):
-            base = self.expr(target.base)
+            base = self.exprs.expr(target.base)
             bt = T.strip_newtype(base.type)
             if isinstance(bt, T.StructLikeType):
                 if bt.is_union:
@@ -256,8 +256,8 @@ class StmtMixin:
                 return
             raise P4TypeError.at(target.pos, "this member cannot be assigned")
         if isinstance(target, A.Index):
-            base = self.expr(target.base)
-            idx = self.expr(target.index)
+            base = self.exprs.expr(target.base)
+            idx = self.exprs.expr(target.index)
             if isinstance(T.strip_newtype(base.type), T.StackType):
                 if idx.is_const:
                     self.st.out.line(f"{base.code}.h[{idx.const}] = {code}")
@@ -266,11 +266,11 @@ class StmtMixin:
                 return
             raise P4Unsupported.at(target.pos, "assignment to an indexed tuple")
         if isinstance(target, A.Slice):
-            base = self.expr(target.base)
+            base = self.exprs.expr(target.base)
             bt = T.strip_newtype(base.type)
             if not isinstance(bt, T.BitType):
                 raise P4TypeError.at(target.pos, "only bit values can be sliced")
-            hi, lo = self.const_int(target.hi), self.const_int(target.lo)
+            hi, lo = self.exprs.const_int(target.hi), self.exprs.const_int(target.lo)
             m = mask(hi - lo + 1)
             clear = mask(bt.width) ^ (m << lo)
             new = (

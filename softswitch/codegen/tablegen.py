@@ -36,27 +36,27 @@ class TableGenMixin:
         if isinstance(item, A.DefaultKeyset | A.DontCare):
             return "True"
         if isinstance(item, A.MaskKeyset):
-            v = self.convert(self.expr(item.value, key.type), key.type, pos)
-            m = self.convert(self.expr(item.mask, key.type), key.type, pos)
+            v = self.exprs.convert(self.exprs.expr(item.value, key.type), key.type, pos)
+            m = self.exprs.convert(self.exprs.expr(item.mask, key.type), key.type, pos)
             if not (v.is_const and m.is_const):
                 raise P4TypeError.at(pos, "keyset masks must be constants")
             w = T.width_of(kt)
             mm = m.const & mask(w)
             return f"({kcode} & {mm}) == {v.const & mm & mask(w)}"
         if isinstance(item, A.RangeKeyset):
-            lo = self.convert(self.expr(item.lo, key.type), key.type, pos)
-            hi = self.convert(self.expr(item.hi, key.type), key.type, pos)
+            lo = self.exprs.convert(self.exprs.expr(item.lo, key.type), key.type, pos)
+            hi = self.exprs.convert(self.exprs.expr(item.hi, key.type), key.type, pos)
             return f"{lo.code} <= {key.code} <= {hi.code}"
         if isinstance(item, A.NameRef):
             sym = self.st.scope.lookup(item.name)
             if isinstance(sym, ValueSetSym):
                 return f"{sym.py}.match(({key.code},))"
-        v = self.convert(self.expr(item, key.type), key.type, pos)
+        v = self.exprs.convert(self.exprs.expr(item, key.type), key.type, pos)
         return f"{key.code} == {v.code}"
 
     def gen_value_set(self: ProgramGen, d: A.ValueSetDecl) -> None:
         t = self.types.resolve_type(d.element)
-        size = self.const_int(d.size)
+        size = self.exprs.const_int(d.size)
         qualified = self.qualify(d.name, d.annotations)
         py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
@@ -126,7 +126,7 @@ class TableGenMixin:
         key_codes: list[str] = []
         sel_codes: list[str] = []
         for k in d.keys:
-            v = self.expr(k.expr)
+            v = self.exprs.expr(k.expr)
             kt = T.strip_newtype(v.type)
             if isinstance(kt, T.BoolType):
                 code, width = f"int({v.code})", 1
@@ -189,7 +189,7 @@ class TableGenMixin:
         size = DEFAULT_TABLE_SIZE
         sprop = d.prop("size")
         if sprop is not None:
-            size = self.const_int(sprop.value)
+            size = self.exprs.const_int(sprop.value)
         impl = self.table_instance_prop(d, "implementation")
         dcounter = self.table_instance_prop(d, "counters")
         dmeter = self.table_instance_prop(d, "meters")
@@ -212,7 +212,7 @@ class TableGenMixin:
             direct_counter=dcounter,
             direct_meter=dmeter,
             selector_keys=tuple(sel_keys),
-            support_timeout=bool(timeout and self.expr(timeout.value).const),
+            support_timeout=bool(timeout and self.exprs.expr(timeout.value).const),
             annotations=annots_ir(d.annotations),
             hidden=A.find_annotation(d.annotations, "hidden") is not None,
             has_priority=has_prio,
@@ -262,11 +262,11 @@ class TableGenMixin:
             for p, a in zip(dir_params, ar.args, strict=False):
                 pt = self.types.resolve_type(p.type_ref)
                 assert a.value is not None
-                v = self.expr(a.value, pt)
+                v = self.exprs.expr(a.value, pt)
                 if p.direction == "out" and not is_scalar(pt):
                     codes.append(self.types.zero_code(pt))
                 else:
-                    code = self.convert(v, pt, a.pos).code
+                    code = self.exprs.convert(v, pt, a.pos).code
                     codes.append(self.types.copy_code(code, pt) if p.direction == "inout" else code)
                 if copies_back(p, pt):
                     backs.append((a.value, pt))
@@ -323,7 +323,7 @@ class TableGenMixin:
         vals = []
         for p, a in zip(cp, args, strict=True):
             pt = self.types.resolve_type(p.type_ref)
-            v = self.convert(self.expr(a.value, pt), pt, a.pos)  # type: ignore[arg-type]
+            v = self.exprs.convert(self.exprs.expr(a.value, pt), pt, a.pos)  # type: ignore[arg-type]
             if not v.is_const:
                 raise P4TypeError.at(a.pos, "action arguments here must be constants")
             vals.append(int(v.const) & mask(T.width_of(pt)))
@@ -344,7 +344,7 @@ class TableGenMixin:
         for item, k, kd in zip(items, keys, key_exprs, strict=True):
             matches.append(self.entry_match(item, k, kd.expr.type, e.pos))
         name, args = self.action_call_value(e.action, d, e.pos)
-        prio = self.const_int(e.priority) if e.priority is not None else None
+        prio = self.exprs.const_int(e.priority) if e.priority is not None else None
         ann = A.find_annotation(e.annotations, "priority")
         if prio is None and ann is not None:
             # BMv2's @priority(N): the smallest N wins; our tables let the largest win
@@ -362,13 +362,13 @@ class TableGenMixin:
             ty = k0
 
         def val(x: A.Expr) -> int:
-            v = self.expr(x, ty)
+            v = self.exprs.expr(x, ty)
             vt = T.strip_newtype(v.type)
             if isinstance(vt, T.BoolType):
                 return int(bool(v.const))
             if isinstance(vt, T.EnumType | T.ErrorType) and v.is_const:
                 return int(v.const) & mask(w)
-            v = self.convert(v, ty, pos)
+            v = self.exprs.convert(v, ty, pos)
             if not v.is_const:
                 raise P4TypeError.at(pos, "entry keys must be constants")
             return int(v.const) & mask(w)

@@ -14,7 +14,7 @@ from .emitter import Emitter
 from .symbols import TypeSym
 
 if TYPE_CHECKING:
-    from .program import ProgramGen
+    from .exprs import Exprs
     from .state import GenState
 
 
@@ -57,7 +57,7 @@ class Types:
     def __init__(self, st: GenState) -> None:
         self.st = st
 
-    def connect(self, exprs: ProgramGen) -> None:
+    def connect(self, exprs: Exprs) -> None:
         self.exprs = exprs  # constant widths and sizes
 
     def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
