@@ -172,9 +172,9 @@ def _since_process_start(fallback_t0: float) -> float:
         return time.monotonic() - fallback_t0
 
 
-def _load_program(path: Path, trace: bool) -> Any:
+def _load_program(path: Path, trace: bool, cache: Any) -> Any:
     """A CompiledProgram from a .p4 file or a device config; None (after a message) on error."""
-    from .device_config import DeviceConfigError, load_device_config
+    from .device_config import DeviceConfigError
     from .frontend.errors import P4Error
 
     try:
@@ -182,7 +182,7 @@ def _load_program(path: Path, trace: bool) -> Any:
             from .compiler import compile_file
 
             return compile_file(path, trace=trace)
-        return load_device_config(path.read_bytes(), trace=trace)
+        return cache.load(path.read_bytes(), trace=trace)
     except OSError as e:
         print(f"softswitch: error: cannot read {path}: {e.strerror}", file=sys.stderr)
     except P4Error as e:
@@ -206,7 +206,7 @@ def _setup_logging(log_file: str | None) -> None:
     root.setLevel(logging.INFO)
 
 
-def _start_server(runtime: Any, device_id: int, address: str) -> tuple[Any, int | None]:
+def _start_server(runtime: Any, device_id: int, address: str, cache: Any) -> tuple[Any, int | None]:
     """The P4Runtime server, if this build has one: (server, bound port) or (None, None)."""
     try:
         from .p4runtime.server import P4RuntimeServer
@@ -215,7 +215,7 @@ def _start_server(runtime: Any, device_id: int, address: str) -> tuple[Any, int 
             raise
         log.warning("no P4Runtime server in this build: running without one")
         return None, None
-    server = P4RuntimeServer(runtime, device_id=device_id, address=address)
+    server = P4RuntimeServer(runtime, device_id=device_id, address=address, load_config=cache.load)
     return server, server.start()
 
 
@@ -277,11 +277,13 @@ def run_switch(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGINT, on_signal)
 
     from .ports import PcapFilePort
+    from .program_cache import ProgramCache
     from .runtime import SwitchRuntime
 
+    cache = ProgramCache()
     compiled = None
     if args.config is not None:
-        compiled = _load_program(Path(args.config), trace=args.log_console)
+        compiled = _load_program(Path(args.config), args.log_console, cache)
         if compiled is None:
             return 1
         for w in compiled.warnings:
@@ -316,7 +318,7 @@ def run_switch(argv: Sequence[str]) -> int:
                     raise OSError(f"cannot open interface {iface}: {e.strerror or e}") from None
                 runtime.add_port(port_no, port)
                 _say(f"Adding interface {iface} as port {port_no}")
-        server, bound = _start_server(runtime, args.device_id, targs.grpc_server_addr)
+        server, bound = _start_server(runtime, args.device_id, targs.grpc_server_addr, cache)
         if server is not None:
             host = targs.grpc_server_addr.rpartition(":")[0]
             _say(f"Server listening on {host}:{bound}")

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .compiler import compile_preprocessed, with_target_defines
 from .frontend.errors import P4Error
-from .frontend.preprocess import Preprocessed, PreprocessError, SourceLine, preprocess
-from .program_info import CompiledProgram
+
+if TYPE_CHECKING:
+    from .frontend.preprocess import Preprocessed
+    from .program_info import CompiledProgram
 
 __all__ = [
     "FORMAT",
@@ -56,12 +57,23 @@ def device_config_from_preprocessed(pre: Preprocessed, program: str) -> bytes:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def compile_preprocessed(pre: Preprocessed, name: str, trace: bool = False) -> CompiledProgram:
+    """`compiler.compile_preprocessed`, imported when first needed: loading this module
+    (a switch process reading a cached program) does not load the compiler."""
+    from .compiler import compile_preprocessed as compile_
+
+    return compile_(pre, name, trace)
+
+
 def make_device_config(
     path: str | Path,
     include_dirs: Sequence[str | Path] = (),
     defines: Mapping[str, str] | None = None,
 ) -> bytes:
     """Preprocess the P4 program at `path` into a device config (raises P4Error)."""
+    from .compiler import with_target_defines
+    from .frontend.preprocess import PreprocessError, preprocess
+
     path = Path(path)
     try:
         pre = preprocess(path, [Path(d) for d in include_dirs], with_target_defines(defines))
@@ -91,6 +103,8 @@ def parse_device_config(data: bytes | str) -> tuple[str, Preprocessed]:
         for o in origins
     ):
         raise DeviceConfigError("device config: 'origins' must be a list of [file, line]")
+    from .frontend.preprocess import Preprocessed, SourceLine
+
     lines = len(source.splitlines())
     if len(origins) != lines:
         raise DeviceConfigError(f"device config: {len(origins)} origins for {lines} source lines")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import array
 import contextlib
-import ctypes
 import fcntl
 import heapq
 import logging
@@ -350,6 +349,8 @@ def in_netns(netns: str | None, fn: Callable[[], T]) -> T:
     if netns is None:
         return fn()
     result: list[Any] = []
+
+    import ctypes  # only here: most switches never enter a namespace
 
     def body() -> None:
         try:

@@ -9,41 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import NOWHERE, Pos
-
-# ---------------------------------------------------------------- annotations
-
-
-@dataclass(frozen=True, slots=True)
-class Annotation:
-    name: str
-    body: str  # raw text between the brackets ("" when there is none)
-    pos: Pos = NOWHERE
-
-    def string_value(self) -> str | None:
-        """The body as a single string literal (`@name("x")` -> "x"), if it is one."""
-        b = self.body.strip()
-        if len(b) >= 2 and b[0] == '"' and b[-1] == '"':
-            return bytes(b[1:-1], "utf-8").decode("unicode_escape")
-        return None
-
-    def int_value(self) -> int | None:
-        b = self.body.strip().replace("_", "")
-        try:
-            return int(b, 0)
-        except ValueError:
-            return None
-
-
-Annots = tuple[Annotation, ...]
-
-
-def find_annotation(annots: Annots, name: str) -> Annotation | None:
-    for a in annots:
-        if a.name == name:
-            return a
-    return None
-
+from .annotation import Annotation as Annotation
+from .annotation import Annots as Annots
+from .annotation import find_annotation as find_annotation
+from .errors import Pos
 
 # ---------------------------------------------------------------- type references
 

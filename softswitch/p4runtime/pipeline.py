@@ -202,9 +202,12 @@ def _p4info_difference(given: Any, program: Any) -> str | None:
     return None
 
 
-def verify_config(config: Any | None) -> tuple[CompiledProgram, Any]:
+def verify_config(
+    config: Any | None, load: Callable[[bytes], CompiledProgram] = load_device_config
+) -> tuple[CompiledProgram, Any]:
     """(compiled program, the P4Info softswitch generates for it) of a pipeline config;
-    raises INVALID_ARGUMENT when the config cannot be realized."""
+    raises INVALID_ARGUMENT when the config cannot be realized. `load` turns the device
+    config into a program (a `ProgramCache`'s `load` reuses earlier compilations)."""
     if config is None or not config.HasField("p4info"):
         raise P4RuntimeError(_INVALID, "a ForwardingPipelineConfig with a P4Info is required")
     if not config.p4_device_config:
@@ -214,7 +217,7 @@ def verify_config(config: Any | None) -> tuple[CompiledProgram, Any]:
             "'softswitch compile -o' writes",
         )
     try:
-        compiled = load_device_config(config.p4_device_config)
+        compiled = load(config.p4_device_config)
         generated = p4info_for(compiled)
     except (DeviceConfigError, P4Error, P4InfoError) as e:
         raise P4RuntimeError(_INVALID, str(e)) from None
@@ -272,11 +275,16 @@ class Pipelines:
     callback takes (the runtime lock is taken here around switch changes)."""
 
     def __init__(
-        self, runtime: RuntimeLike, store_factory: StoreFactory, policy: str = "bmv2"
+        self,
+        runtime: RuntimeLike,
+        store_factory: StoreFactory,
+        policy: str = "bmv2",
+        load_config: Callable[[bytes], CompiledProgram] | None = None,
     ) -> None:
         self.runtime = runtime
         self.store_factory = store_factory
         self.policy = policy
+        self.load_config = load_config or load_device_config
         self.live: Pipeline | None = None
         self.saved: Pipeline | None = None
 
@@ -319,7 +327,7 @@ class Pipelines:
             _Action.RECONCILE_AND_COMMIT,
         ):
             raise P4RuntimeError(_INVALID, f"unknown SetForwardingPipelineConfig action {action}")
-        compiled, generated = verify_config(config)
+        compiled, generated = verify_config(config, self.load_config)
         assert config is not None
         stored = p4runtime_pb2.ForwardingPipelineConfig()
         stored.CopyFrom(config)

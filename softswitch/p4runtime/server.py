@@ -29,6 +29,9 @@ flight, as "Rules for Handling MasterArbitrationUpdate Messages" asks); every sw
 access holds `runtime.lock`. Packet-in and digest callbacks from the runtime never take
 the control lock.
 
+`load_config` turns a `p4_device_config` into a program (default: compile it; the
+`softswitch` command passes a `ProgramCache`'s `load`, which reuses earlier compilations).
+
 `policy` chooses between BMv2's behaviour ("bmv2", the default) and the letter of the
 specification ("spec") where they differ: promotion of the next primary when the primary's
 stream breaks, GetForwardingPipelineConfig before any pipeline (FAILED_PRECONDITION vs an
@@ -39,7 +42,6 @@ that is missing or empty (zero vs INVALID_ARGUMENT).
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -71,6 +73,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def api_version() -> str:
     """The P4Runtime API version the installed protobufs implement (the `p4runtime` wheel)."""
+    import importlib.metadata  # a tenth of a second of imports: only when asked
+
     try:
         return importlib.metadata.version("p4runtime")
     except importlib.metadata.PackageNotFoundError:
@@ -94,6 +98,7 @@ class P4RuntimeServer:
         *,
         policy: Policy = "bmv2",
         store_factory: StoreFactory | None = None,
+        load_config: Callable[[bytes], Any] | None = None,
         max_workers: int = 32,
         idle_scan_s: float = 0.1,
     ) -> None:
@@ -102,10 +107,9 @@ class P4RuntimeServer:
         self.address = address
         self.policy = policy
         self.max_workers = max_workers
-        self.api_version = api_version()
         self.port: int | None = None
         self.control = threading.RLock()
-        self.pipelines = Pipelines(runtime, store_factory or _entity_store, policy)
+        self.pipelines = Pipelines(runtime, store_factory or _entity_store, policy, load_config)
         self.digests = DigestEngine(self._to_primary)
         self.arbiter = Arbiter(device_id, policy, on_primary_change=self.digests.clear_cache)
         self.streams = StreamHandler(
@@ -126,6 +130,11 @@ class P4RuntimeServer:
         self._server: grpc.Server | None = None
         self._listening = False
         self._running = False
+
+    @functools.cached_property
+    def api_version(self) -> str:
+        """What Capabilities answers (looked up at the first call)."""
+        return api_version()
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> int:
