@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.routing_bench
 	$(BIN)/python -m bench.fabricsim_bench --demo
 	$(BIN)/python -m bench.program_bench
+	$(BIN)/python -m bench.program_bench --fabric fat-tree:6
 
 demo: $(STAMP)
 	$(BIN)/python -m fabricsim.demo --out demo-out
