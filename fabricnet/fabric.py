@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.entities import CounterEntry, Entity
-from controller.fabric.desired import fabric_desired_state
-from controller.fabric.reconcile import identity
+from controller.fabric.desired import fabric_desired_state_with_arp
 from controller.fabric.runner import FabricRun
-from controller.lb import FabricEncoder, Policy
+from controller.lb import Policy
 from controller.targets import SwitchProcess, Target
 
 from .launch import launcher
@@ -60,25 +59,9 @@ def mininet_desired_state(run: FabricRun) -> dict[str, list[Entity]]:
 
     A Mininet host's default route leads straight out of its link (`FabricHost`), so it
     resolves every destination by ARP; each switch with hosts answers for every host
-    address of its plane with its router MAC (the controller's encoder writes the entries),
-    then routes the packets like any other."""
-    desired = fabric_desired_state(run)
-    topo = run.topology
-    assert run.sessions is not None
-    for sw in topo.switches:
-        if not topo.hosts_of(sw.name):
-            continue
-        encoder = FabricEncoder(run.sessions[sw.name].schema)
-        have = {identity(e) for e in desired[sw.name]}
-        extra = []
-        for h in topo.hosts:
-            if h.plane != sw.plane:  # another plane's hosts are not reachable from here
-                continue
-            entry = encoder.arp_reply(h.ip, sw.router_mac)
-            if identity(entry) not in have:  # the controller may answer some itself
-                extra.append(entry)
-        desired[sw.name] = [*desired[sw.name], *extra]
-    return desired
+    address of its plane with its router MAC (`fabric_desired_state_with_arp`, as for the
+    namespace hosts of `sprayfabric up --target bmv2`), then routes the packets."""
+    return fabric_desired_state_with_arp(run)
 
 
 class _MininetRun(FabricRun):
