@@ -226,7 +226,7 @@ def render_telemetry(t: dict[str, Any]) -> str:
                 _rate(lk["tx_bps"]),
                 _rate(lk["rx_bps"]),
                 _pct(lk["utilization"]),
-                str(lk["queue"]),
+                "-" if lk["queue"] is None else str(lk["queue"]),
                 "-" if lk.get("int_queue") is None else str(lk["int_queue"]),
                 str(lk["tx_packets"]),
                 str(lk["ecn_marked"]),

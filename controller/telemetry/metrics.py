@@ -211,7 +211,8 @@ class FabricMetrics(Collector):
                         "tx_bps": tx_bps,
                         "rx_bps": r.rx_bps.get(port, 0.0) if r else 0.0,
                         "utilization": tx_bps / info.rate_bps if info.rate_bps else 0.0,
-                        "queue": snap.queue_depth.get(port, 0),
+                        # None: the target reads no registers (BMv2's PI)
+                        "queue": snap.queue_depth.get(port),
                         # the queue in the latest INT report that crossed this port (None:
                         # no report did), where registers cannot be read (BMv2)
                         "int_queue": int_queue.get((sw, port)),

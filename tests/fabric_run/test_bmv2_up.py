@@ -15,6 +15,7 @@ import pytest
 from controller.cli import main
 from controller.fabric.bmv2 import Bmv2Run, bmv2_unavailable
 from controller.fabric.traffic import send
+from controller.lb import load_policy
 from controller.topology import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +67,7 @@ def test_2x2_on_bmv2_every_pair(tmp_path: Path) -> None:
         tag=f"b{os.getpid() % 10000}",
         fixed_addresses=False,
         poll_interval=0.5,
+        policy=load_policy(ROOT / "topologies" / "policy-default.yaml"),  # spray, ECN, INT
     )
     try:
         run.start(control=False)
@@ -103,6 +105,14 @@ def test_2x2_on_bmv2_every_pair(tmp_path: Path) -> None:
                 assert ping.returncode == 0, (a.name, b.name, ping.stdout, ping.stderr)
                 r = send(a, b, 20, flows=4, rate_pps=400, wait=0.5)
                 assert (r.sent, r.received) == (20, 20), (a.name, b.name, r)
+        # RoCEv2 is INT-watched: leaf2's reports reach the collector through its veth tap
+        assert run.collector is not None
+        before = run.collector.received
+        r = send(hosts["h1"], hosts["h4"], 30, flows=4, roce=True, rate_pps=300, wait=0.5)
+        assert r.received == 30
+        assert run.collector.wait_for(before + 30, timeout=10), run.collector.received
+        hops = [h.switch_id for h in run.collector.reports()[-1].hops]
+        assert hops[0] == topo.switch("leaf1").device_id and len(hops) == 3
         # every switch counted its fabric traffic (fabric.p4's counters, read over P4Runtime)
         leaf_uplinks = [run.topology.port_to("leaf1", s) for s in ("spine1", "spine2")]
         from controller.telemetry import poll_counters
@@ -111,6 +121,19 @@ def test_2x2_on_bmv2_every_pair(tmp_path: Path) -> None:
         assert s is not None
         snap = poll_counters(s, "leaf1", leaf_uplinks, members=False)
         assert sum(snap.tx[p].packets for p in leaf_uplinks) >= 2 * 20
+        # a restarted simple_switch_grpc (same veths, address, device id) is restored
+        before = run.sessions["spine1"].counts.restores
+        old_pid = run.handles["spine1"].pid
+        assert run.restart_switch("spine1") != old_pid
+        pids.append(run.handles["spine1"].pid)
+        assert run.sessions.wait_restored("spine1", before, timeout=60)
+        assert run.sessions.sync_all(["spine1"])["spine1"].changed == 0
+        r = send(hosts["h3"], hosts["h1"], 40, flows=8, rate_pps=400, wait=0.5)
+        assert r.received == 40
+        # the poller's view: counters read although PI reads no registers (queue unknown)
+        links = run.telemetry()["links"]
+        assert links and all(lk["queue"] is None for lk in links)
+        assert sum(lk["tx_packets"] for lk in links if lk["switch"] == "leaf1") > 0
     finally:
         run.stop()
     assert not any(Path("/sys/class/net", n).exists() for n in names)
