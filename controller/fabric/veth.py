@@ -163,11 +163,12 @@ def _quiet_iface(iface: str, netns: str | None = None) -> None:
     """No IPv6 chatter (router solicitations, MLD), no offloads: whole frames both ways,
     with their checksums computed (a user-space switch forwards what it reads)."""
     pre = ["ip", "netns", "exec", netns] if netns else []
-    subprocess.run(
-        [*pre, "sysctl", "-qw", f"net.ipv6.conf.{iface}.disable_ipv6=1"],
-        capture_output=True,
-        timeout=30,
-    )
+    if shutil.which("sysctl"):
+        subprocess.run(
+            [*pre, "sysctl", "-qw", f"net.ipv6.conf.{iface}.disable_ipv6=1"],
+            capture_output=True,
+            timeout=30,
+        )
     if shutil.which("ethtool"):
         subprocess.run(
             [*pre, "ethtool", "-K", iface, *[x for f in OFFLOADS for x in (f, "off")]],
@@ -243,11 +244,20 @@ class VethNet:
         )
         _quiet_iface(h.switch_iface)
         _ip("link", "set", h.switch_iface, "up")
-        subprocess.run(
-            ["ip", "netns", "exec", h.netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
-            capture_output=True,
-            timeout=30,
-        )
+        if shutil.which("sysctl"):
+            subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    h.netns,
+                    "sysctl",
+                    "-qw",
+                    "net.ipv6.conf.all.disable_ipv6=1",
+                ],
+                capture_output=True,
+                timeout=30,
+            )
         _quiet_iface(h.iface, h.netns)
         _ip("link", "set", h.iface, "address", h.mac, netns=h.netns)
         _ip("addr", "add", f"{h.ip}/{h.prefix_len}", "dev", h.iface, netns=h.netns)

@@ -6,6 +6,7 @@ without BMv2 the command refuses in one line."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -142,7 +143,10 @@ def test_2x2_on_bmv2_every_pair(tmp_path: Path) -> None:
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (veth pairs and network namespaces)")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("ip") is None,
+    reason="needs root and iproute2's ip (veth pairs and network namespaces)",
+)
 def test_veths_left_by_a_dead_run_are_removed_and_foreign_names_refused(tmp_path: Path) -> None:
     from controller.fabric.veth import VethError, VethNet, plan_veths
 
