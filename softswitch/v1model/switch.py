@@ -156,6 +156,13 @@ class Switch:
         self.count_ingress = False  # count queued packets per ingress port (PFC)
         self._out: list[Output] = []
         self.pipe = program.module()["build"](self)
+        pipe = self.pipe
+        # the pipeline's blocks and types, bound once (every packet uses them)
+        self._H, self._M, self._S = pipe["H"], pipe["M"], pipe["S"]
+        self._parser, self._verify = pipe["parser"], pipe["verify"]
+        self._ingress_block, self._egress_block = pipe["ingress"], pipe["egress"]
+        self._compute, self._deparser = pipe["compute"], pipe["deparser"]
+        self._now_us = self.clock.now_us
         self._field_lists = self._collect_field_lists()
 
     # ------------------------------------------------------------ used by generated code
@@ -347,10 +354,16 @@ class Switch:
         `standard_metadata.ingress_port` is `port` only for a packet that arrives from a
         port (instance type NORMAL): BMv2 sets it in its receive path alone, so resubmitted,
         recirculated and cloned instances read 0 (unless their field list keeps it)."""
-        ps = _Pass(self.pipe["H"](), None, None, b"", data, port=port)
-        self._reset_metadata(ps, itype, len(data), preserved)  # makes meta and std
+        std = self._S()
+        ps = _Pass(self._H(), self._M(), std, b"", data, None, port)
+        if preserved:
+            meta = ps.meta
+            for f, v in preserved.items():
+                setattr(meta, f, v)
+        std.packet_length = len(data)
+        std.instance_type = itype
         if itype == NORMAL:
-            ps.std.ingress_port = port
+            std.ingress_port = port
         return ps
 
     def _reset_metadata(
@@ -358,8 +371,7 @@ class Switch:
     ) -> None:
         """BMv2's `reset_metadata` then field-list copy: user and standard metadata zero,
         except the preserved fields, the instance type and the packet length."""
-        p = self.pipe
-        ps.meta, ps.std = p["M"](), p["S"]()
+        ps.meta, ps.std = self._M(), self._S()
         if preserved:
             for f, v in preserved.items():
                 setattr(ps.meta, f, v)
@@ -369,7 +381,7 @@ class Switch:
     def _parse(self, ps: _Pass) -> None:
         pk = PacketReader(ps.original)
         try:
-            self.pipe["parser"](pk, ps.hdr, ps.meta, ps.std)
+            self._parser(pk, ps.hdr, ps.meta, ps.std)
         except _ParserError as e:
             ps.std.parser_error = e.code
         except _Reject:
@@ -392,23 +404,26 @@ class Switch:
         std = ps.std
         if itype == NORMAL:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
-            std.ingress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
+            std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
         ctx.reset(std, len(data))
-        ctx.digests = []
+        if ctx.digests:
+            ctx.digests = []
         self._parse(ps)
+        hdr, meta = ps.hdr, ps.meta
         try:
-            self.pipe["verify"](ps.hdr, ps.meta)
+            self._verify(hdr, meta)
         except _ExitSignal:
             pass
         ctx.std = std
         try:
-            self.pipe["ingress"](ps.hdr, ps.meta, std)
+            self._ingress_block(hdr, meta, std)
         except _ExitSignal:
             pass
         clone, resubmit = ctx.clone_request, ctx.resubmit_request
         ps.truncate = ctx.truncate_to
-        for recv, name, d in ctx.digests:
-            self.digests.append(Digest(recv, name, d))
+        if ctx.digests:
+            for recv, name, d in ctx.digests:
+                self.digests.append(Digest(recv, name, d))
         if clone is not None:
             self._clone_i2e(ps, clone, depth)
         if resubmit is not False:
@@ -475,11 +490,11 @@ class Switch:
         std = ps.std
         std.egress_port = eport
         std.egress_spec = DROP_PORT + 1
-        std.egress_global_timestamp = self.clock.now_us() & 0xFFFFFFFFFFFF
+        std.egress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
         ctx.reset(std, std.packet_length)
         ctx.payload = ps.payload
         try:
-            self.pipe["egress"](ps.hdr, ps.meta, std)
+            self._egress_block(ps.hdr, ps.meta, std)
         except _ExitSignal:
             pass
         clone, recirc = ctx.clone_request, ctx.recirculate_request
@@ -493,11 +508,11 @@ class Switch:
         else:
             ctx.payload = ps.payload
             try:
-                self.pipe["compute"](ps.hdr, ps.meta)
+                self._compute(ps.hdr, ps.meta)
             except _ExitSignal:
                 pass
             buf = bytearray()
-            self.pipe["deparser"](buf, ps.hdr)
+            self._deparser(buf, ps.hdr)
             data = bytes(buf) + ps.payload
             if trunc is not None:
                 data = data[:trunc]

@@ -107,6 +107,7 @@ class TrafficManager:
         # departure is a min over a few cached values instead of a scan of the queues
         self._heads: dict[int, float] = {}
         self._next: float | None = None  # min of _heads, valid unless _dirty
+        self._next_port = -1  # the port of _next (the lowest of equal times)
         self._dirty = False
         self.default_depth = default_depth
         self.ports: dict[int, PortQueues] = {}
@@ -206,13 +207,24 @@ class TrafficManager:
         """Earliest time at which some port dequeues a packet."""
         if self._dirty:
             heads = self._heads
-            self._next = min(heads.values()) if heads else None
+            if heads:
+                # the earliest head; ties go to the lowest port number
+                self._next, self._next_port = min(zip(heads.values(), heads.keys()))
+            else:
+                self._next = None
             self._dirty = False
         return self._next
 
     def _update(self, port: int, pq: PortQueues) -> None:
         """Recompute `port`'s head time after its queues, pause bits or server changed."""
-        t = pq.head_time()
+        t: float | None = None
+        if self.priorities == 1:  # one queue: its head, once the server is free
+            q = pq.queues[0]
+            if q and not pq.paused:
+                head = q[0].enq_t
+                t = head if head > pq.busy_until else pq.busy_until
+        else:
+            t = pq.head_time()
         if t is None:
             self._heads.pop(port, None)
         else:
@@ -224,8 +236,7 @@ class TrafficManager:
         t = self.next_time()
         if t is None or t > now:
             return None
-        # the earliest head; ties go to the lowest port number
-        port = min(p for p, h in self._heads.items() if h == t)
+        port = self._next_port
         pq = self.ports[port]
         # strict priority among the packets that have arrived by t
         for prio in range(self.priorities - 1, -1, -1):
