@@ -79,7 +79,7 @@ class ArchContext:
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None
     ) -> list[A.Expr | None]:
-        return self._gen.bind_args(params, args, pos)
+        return self._gen.calls.bind_args(params, args, pos)
 
     def check_extern_args(
         self,
@@ -87,12 +87,12 @@ class ArchContext:
         bound: list[A.Expr | None],
         bindings: dict[str, T.P4Type],
     ) -> None:
-        self._gen.check_extern_args(params, bound, bindings)
+        self._gen.calls.check_extern_args(params, bound, bindings)
 
     # ------------------------------------------------------------ emitting code
     def assign(self, target: A.Expr | None, v: V) -> None:
         """Emit `target = v` with P4's assignment rules."""
-        self._gen.assign(_given(target), v)
+        self._gen.stmts.assign(_given(target), v)
 
     def line(self, code: str) -> None:
         """Emit one line of Python at the current indentation."""

@@ -61,9 +61,9 @@ class BlockMixin(TableGenMixin):
             self.st.func_ctx = FuncCtx(ret, self.copy_back_codes(d.proto.params, pys))
             with self.st.out.indent():
                 for s in d.body.stmts:
-                    self.stmt(s)
+                    self.stmts.stmt(s)
                 if self.st.func_ctx.copy_back:
-                    self.return_stmt(A.Return(d.pos, None))
+                    self.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
 
@@ -84,9 +84,9 @@ class BlockMixin(TableGenMixin):
                 if self.st.trace_enabled:
                     self.st.out.line(f"_trace('action', {qualified!r})")
                 for s in d.body.stmts:
-                    self.stmt(s)
+                    self.stmts.stmt(s)
                 if self.st.func_ctx.copy_back:
-                    self.return_stmt(A.Return(d.pos, None))
+                    self.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
             self.st.in_action = False
@@ -131,7 +131,7 @@ class BlockMixin(TableGenMixin):
             if args:
                 raise P4TypeError.at(pos, f"{decl.name} takes no constructor arguments")
             return {}
-        bound = self.bind_args(params, args, pos)
+        bound = self.calls.bind_args(params, args, pos)
         out: dict[str, Any] = {}
         for p, a in zip(params, bound, strict=True):
             pt = self.types.resolve_type(p.type_ref)
@@ -258,10 +258,10 @@ class BlockMixin(TableGenMixin):
             saved_scope = self.st.scope
             self.st.scope = saved_scope.child()
             for s in d.body.stmts:
-                self.stmt(s)
+                self.stmts.stmt(s)
             self.st.scope = saved_scope
             if self.st.func_ctx.copy_back:
-                self.return_stmt(A.Return(d.pos, None))
+                self.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.out = saved_out
             self.st.func_ctx = saved_fn
@@ -331,7 +331,7 @@ class BlockMixin(TableGenMixin):
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('state', {s.name!r})")
             for st in s.stmts:
-                self.stmt(st)
+                self.stmts.stmt(st)
             self.gen_transition(s)
         self.st.scope = saved_scope
 

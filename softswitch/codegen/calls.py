@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
@@ -14,7 +15,19 @@ from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, Tab
 from .typeresolve import field_py
 
 if TYPE_CHECKING:
+    from .exprs import Exprs
     from .program import ProgramGen
+    from .state import GenState
+    from .stmts import Stmts
+    from .typeresolve import Types
+
+
+def _arg(c: A.Call, i: int) -> A.Expr:
+    """The value of argument `i` of a call (refused when it is left out or `_`)."""
+    v = c.args[i].value if i < len(c.args) else None
+    if v is None:
+        raise P4TypeError.at(c.pos, f"argument {i + 1} is missing")
+    return v
 
 
 SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
@@ -44,9 +57,24 @@ def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
     return p.direction == "inout" and (aggregates or is_scalar(t))
 
 
-class CallMixin:
+class Calls:
+    """The calls part of the generator: arguments bound to parameters and copied in and
+    out; methods of headers, stacks, tables, packets and sub-blocks; actions, functions;
+    extern methods and functions (handed to the architecture)."""
+
+    __slots__ = ("blocks", "exprs", "st", "stmts", "types")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: ProgramGen) -> None:
+        self.types = types
+        self.exprs = exprs
+        self.stmts = stmts  # copy-out assignments, exit
+        self.blocks = blocks  # anonymous instances (`C.apply()` on a type)
+
     def bind_args(
-        self: ProgramGen, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Any
+        self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Any
     ) -> list[A.Expr | None]:
         """Match arguments to parameters (positional or named, defaults, @optional)."""
         out: list[A.Expr | None] = [None] * len(params)
@@ -72,7 +100,7 @@ class CallMixin:
         return out
 
     def check_extern_args(
-        self: ProgramGen,
+        self,
         params: tuple[A.Param, ...],
         bound: list[A.Expr | None],
         bindings: dict[str, T.P4Type],
@@ -99,14 +127,12 @@ class CallMixin:
             self.exprs.convert(v, pt, a.pos)
 
     # ------------------------------------------------------------ entry points
-    def call_stmt(self: ProgramGen, c: A.Call) -> None:
+    def call_stmt(self, c: A.Call) -> None:
         v = self.call_expr(c, None, statement=True)
         if v.code and v.code != "None":
             self.st.out.line(v.code)
 
-    def call_expr(
-        self: ProgramGen, c: A.Call, expected: T.P4Type | None, statement: bool = False
-    ) -> V:
+    def call_expr(self, c: A.Call, expected: T.P4Type | None, statement: bool = False) -> V:
         f = c.func
         if isinstance(f, A.Member):
             return self.method_call(c, f, statement)
@@ -130,7 +156,7 @@ class CallMixin:
         raise P4TypeError.at(c.pos, "this expression cannot be called")
 
     def invoke(
-        self: ProgramGen,
+        self,
         py: str,
         params: tuple[A.Param, ...],
         c: A.Call,
@@ -179,7 +205,7 @@ class CallMixin:
             )
 
         values = self.exprs.in_order(
-            [lambda p=p, a=a: argument(p, a) for p, a in zip(params, bound, strict=True)]
+            [partial(argument, p, a) for p, a in zip(params, bound, strict=True)]
         )
         codes = [v.code for v in values]
         call = f"{py}({', '.join(codes)})"
@@ -198,21 +224,21 @@ class CallMixin:
             with self.st.out.indent():
                 self.st.out.line(f"{tmp} = _e.args[0]")
                 for i, (a, pt) in enumerate(backs):
-                    self.assign(a, V(f"{tmp}[{i}]", pt))
-            self.exit_stmt()
+                    self.stmts.assign(a, V(f"{tmp}[{i}]", pt))
+            self.stmts.exit_stmt()
         if isinstance(callee, A.ParserDecl):
             # a sub-parser that failed: what it wrote stays, as p4c inlines it
             self.st.out.line("except (_ParserError, _Reject) as _e:")
             with self.st.out.indent():
                 self.st.out.line(f"{tmp} = _e.outs")
                 for i, (a, pt) in enumerate(backs):
-                    self.assign(a, V(f"{tmp}[{i}]", pt))
+                    self.stmts.assign(a, V(f"{tmp}[{i}]", pt))
                 self.st.out.line("raise")
         for i, (a, pt) in enumerate(backs):
-            self.assign(a, V(f"{tmp}[{i + k}]", pt))
+            self.stmts.assign(a, V(f"{tmp}[{i + k}]", pt))
         return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)
 
-    def stabilize(self: ProgramGen, e: A.Expr) -> A.Expr:
+    def stabilize(self, e: A.Expr) -> A.Expr:
         """An lvalue whose index expressions are evaluated now, once (for compound
         assignments and copy-out targets)."""
         if isinstance(e, A.Member):
@@ -231,7 +257,7 @@ class CallMixin:
         return e
 
     # ------------------------------------------------------------ methods
-    def method_call(self: ProgramGen, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
+    def method_call(self, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
         if isinstance(f.base, A.TypeNameExpr):
             t = self.types.resolve_type(f.base.ref)
             if f.name in ("minSizeInBits", "maxSizeInBits"):
@@ -239,7 +265,7 @@ class CallMixin:
             if f.name in ("minSizeInBytes", "maxSizeInBytes"):
                 return const_v((T.width_of(t) + 7) // 8, T.INT)
             if f.name == "apply" and isinstance(t, T.BlockType):
-                inst = self.instantiate_anonymous(t, c.pos)
+                inst = self.blocks.instantiate_anonymous(t, c.pos)
                 return self.apply_instance(inst, c, statement)
             raise P4TypeError.at(c.pos, f"{t} has no method {f.name}")
         base = self.exprs.expr(f.base)
@@ -276,7 +302,7 @@ class CallMixin:
                 return V(f"{base.code}.{f.name}({n})", T.VOID)
         raise P4TypeError.at(c.pos, f"{base.type} has no method {f.name}")
 
-    def header_method(self: ProgramGen, base: V, bt: T.StructLikeType, f: A.Member, c: A.Call) -> V:
+    def header_method(self, base: V, bt: T.StructLikeType, f: A.Member, c: A.Call) -> V:
         if f.name in ("minSizeInBits", "maxSizeInBits"):
             return const_v(bt.bit_width(), T.INT)
         if f.name in ("minSizeInBytes", "maxSizeInBytes"):
@@ -297,7 +323,7 @@ class CallMixin:
             return V(f"{base.code}._v = False", T.VOID)
         raise P4TypeError.at(c.pos, f"headers have no method {f.name}")
 
-    def union_siblings(self: ProgramGen, e: A.Expr) -> list[str]:
+    def union_siblings(self, e: A.Expr) -> list[str]:
         """Python paths of the other members when `e` is a member of a header union."""
         if isinstance(e, A.Member):
             ut = T.strip_newtype(e.base.type) if e.base.type is not None else None
@@ -307,15 +333,13 @@ class CallMixin:
         return []
 
     # ------------------------------------------------------------ sub-parsers and sub-controls
-    def apply_instance(self: ProgramGen, sym: InstanceSym, c: A.Call, statement: bool) -> V:
+    def apply_instance(self, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
         return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False, callee=decl)
 
     # ------------------------------------------------------------ packet_in / packet_out
-    def packet_method(
-        self: ProgramGen, sym: InstanceSym, name: str, c: A.Call, statement: bool
-    ) -> V:
+    def packet_method(self, sym: InstanceSym, name: str, c: A.Call, statement: bool) -> V:
         pk = sym.py
         if name == "extract":
             if c.args and c.args[0].value is None and c.type_args:
@@ -329,11 +353,12 @@ class CallMixin:
             target = c.args[0].value
             if isinstance(target, A.Member) and target.name == "next":
                 stack = self.exprs.expr(target.base)
-                if not isinstance(T.strip_newtype(stack.type), T.StackType):
+                stack_t = T.strip_newtype(stack.type)
+                if not isinstance(stack_t, T.StackType):
                     raise P4TypeError.at(target.pos, ".next applies to header stacks")
                 h = self.st.temp()
                 self.st.out.line(f"{h} = {stack.code}.next_for_extract()")
-                hv = V(h, T.strip_newtype(stack.type).element)
+                hv = V(h, stack_t.element)
                 after = f"{stack.code}.nxt += 1"
             elif (
                 isinstance(target, A.Member)
@@ -345,7 +370,9 @@ class CallMixin:
                 stack = self.exprs.expr(target.base.base)
                 u = self.st.temp()
                 self.st.out.line(f"{u} = {stack.code}.next_for_extract()")
-                ut = T.strip_newtype(stack.type).element
+                stack_t = T.strip_newtype(stack.type)
+                assert isinstance(stack_t, T.StackType)  # the condition above checked it
+                ut = stack_t.element
                 if target.name not in ut.fields:
                     raise P4TypeError.at(target.pos, f"{ut} has no member {target.name}")
                 for n in ut.fields:
@@ -361,7 +388,7 @@ class CallMixin:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
             if len(c.args) > 1:
-                nbits = self.exprs.expr(c.args[1].value)  # type: ignore[arg-type]
+                nbits = self.exprs.expr(_arg(c, 1))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
             else:
                 self.st.out.line(f"_extract({pk}, {hv.code})")
@@ -387,24 +414,24 @@ class CallMixin:
                 code = f"_to_signed({code}, {w})"
             return V(code, t)
         if name == "advance":
-            n = self.exprs.expr(c.args[0].value)  # type: ignore[arg-type]
-            return V(f"_advance({pk}, {n.code})", T.VOID)
+            amount = self.exprs.expr(_arg(c, 0))
+            return V(f"_advance({pk}, {amount.code})", T.VOID)
         if name == "length":
             return V(f"len({pk}.data)", T.BitType(32))
         if name == "emit":
-            v = self.exprs.expr(c.args[0].value)  # type: ignore[arg-type]
+            v = self.exprs.expr(_arg(c, 0))
             self.emit_value(pk, v, c.pos)
             return V("", T.VOID)
         raise P4TypeError.at(c.pos, f"packet has no method {name}")
 
-    def emit_value(self: ProgramGen, pk: str, v: V, pos: Any) -> None:
+    def emit_value(self, pk: str, v: V, pos: Any) -> None:
         t = T.strip_newtype(v.type)
         if isinstance(t, T.StructLikeType) and t.is_header:
             self.st.out.line(f"if {v.code}._v:")
             with self.st.out.indent():
                 if _emitter(t) == "_emit":  # inlined: the deparser's hottest call
-                    n = (t.bit_width() + 7) // 8
-                    self.st.out.line(f"{pk} += {v.code}._pack().to_bytes({n}, 'big')")
+                    nbytes = (t.bit_width() + 7) // 8
+                    self.st.out.line(f"{pk} += {v.code}._pack().to_bytes({nbytes}, 'big')")
                 else:
                     self.st.out.line(f"{_emitter(t)}({pk}, {v.code})")
             return

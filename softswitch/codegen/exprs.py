@@ -29,7 +29,7 @@ from .symbols import (
 from .typeresolve import field_py, mask, wrap_value
 
 if TYPE_CHECKING:
-    from .program import ProgramGen
+    from .calls import Calls
     from .state import GenState
     from .typeresolve import Types
 
@@ -82,7 +82,7 @@ class Exprs:
     def __init__(self, st: GenState) -> None:
         self.st = st
 
-    def connect(self, types: Types, calls: ProgramGen) -> None:
+    def connect(self, types: Types, calls: Calls) -> None:
         self.types = types
         self.calls = calls  # calls in expressions
 

@@ -10,11 +10,11 @@ from ..frontend.errors import P4Error, P4TypeError, P4Unsupported
 from ..program_info import CompiledProgram
 from .arch_api import ArchContext, Architecture
 from .blocks import BlockMixin
-from .calls import CallMixin
+from .calls import Calls
 from .emitter import Emitter
 from .exprs import Exprs
 from .state import GenState
-from .stmts import StmtMixin
+from .stmts import Stmts
 from .symbols import (
     Const,
     ExternFunctionSym,
@@ -24,15 +24,19 @@ from .symbols import (
 from .typeresolve import Types
 
 
-class ProgramGen(CallMixin, StmtMixin, BlockMixin):
+class ProgramGen(BlockMixin):
     """Generates one Python module for a P4 program."""
 
     def __init__(self, program: A.Program, arch: Architecture, trace: bool = False) -> None:
         self.st = GenState(program, arch, trace)
         self.types = Types(self.st)
         self.exprs = Exprs(self.st)
+        self.calls = Calls(self.st)
+        self.stmts = Stmts(self.st)
         self.types.connect(self.exprs)
-        self.exprs.connect(self.types, self)
+        self.exprs.connect(self.types, self.calls)
+        self.calls.connect(self.types, self.exprs, self.stmts, self)
+        self.stmts.connect(self.types, self.exprs, self.calls, self)
         self.st.arch_cx = ArchContext(self)
 
     # ------------------------------------------------------------ driver

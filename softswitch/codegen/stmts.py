@@ -12,17 +12,35 @@ from .symbols import Const, Var
 from .typeresolve import field_py, mask
 
 if TYPE_CHECKING:
+    from .calls import Calls
+    from .exprs import Exprs
     from .program import ProgramGen
+    from .state import GenState
+    from .typeresolve import Types
 
 
-class StmtMixin:
-    def stmt(self: ProgramGen, s: A.Stmt) -> None:  # noqa: C901
+class Stmts:
+    """The statements part of the generator: P4 statements -> Python statements, with
+    P4's assignment rules, constant conditions folded and `exit`/`return` copy-out."""
+
+    __slots__ = ("calls", "exprs", "st", "tables", "types")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(self, types: Types, exprs: Exprs, calls: Calls, tables: ProgramGen) -> None:
+        self.types = types
+        self.exprs = exprs
+        self.calls = calls
+        self.tables = tables  # `switch` on a table's action_run
+
+    def stmt(self, s: A.Stmt) -> None:  # noqa: C901
         if isinstance(s, A.Assign):
             target = s.target
             value = s.value
             if isinstance(value, A.Binary) and value.left is target:
                 # compound assignment (`a[i] += x`): the target is evaluated once
-                target = self.stabilize(target)
+                target = self.calls.stabilize(target)
                 value = A.Binary(value.pos, value.op, target, value.right)
             target_type = self.exprs.expr(target).type
             v, pre = self.st.capture(
@@ -30,11 +48,11 @@ class StmtMixin:
             )
             if pre.lines:
                 # the target's indices are evaluated before the value (left to right)
-                target = self.stabilize(target)
+                target = self.calls.stabilize(target)
                 self.st.out.lines.extend(pre.lines)
             self.assign(target, v)
         elif isinstance(s, A.CallStmt):
-            self.call_stmt(s.call)
+            self.calls.call_stmt(s.call)
         elif isinstance(s, A.If):
             c = self.exprs.convert(self.exprs.expr(s.cond), T.BOOL, s.cond.pos)
             if c.is_const:
@@ -93,11 +111,11 @@ class StmtMixin:
         else:
             raise P4Unsupported.at(s.pos, f"statement {type(s).__name__} here")
 
-    def dead_branch(self: ProgramGen, s: A.Stmt) -> None:
+    def dead_branch(self, s: A.Stmt) -> None:
         """Check a branch no packet can take, generating and recording nothing."""
         self.st.capture_maybe_dead(lambda: self.block_scoped(s), True)
 
-    def block_scoped(self: ProgramGen, s: A.Stmt) -> None:
+    def block_scoped(self, s: A.Stmt) -> None:
         saved = self.st.scope
         self.st.scope = saved.child()
         try:
@@ -109,7 +127,7 @@ class StmtMixin:
         finally:
             self.st.scope = saved
 
-    def for_stmt(self: ProgramGen, s: A.For | A.ForIn) -> None:
+    def for_stmt(self, s: A.For | A.ForIn) -> None:
         saved = self.st.scope
         self.st.scope = saved.child()
         self.st.loop_depth += 1
@@ -153,7 +171,7 @@ class StmtMixin:
             self.st.loop_depth -= 1
             self.st.scope = saved
 
-    def exit_stmt(self: ProgramGen) -> None:
+    def exit_stmt(self) -> None:
         """`exit`: out/inout values of the current action or function still go back."""
         fn = self.st.func_ctx
         if fn is not None and fn.copy_back:
@@ -162,7 +180,7 @@ class StmtMixin:
         else:
             self.st.out.line("raise _EXIT")
 
-    def return_stmt(self: ProgramGen, s: A.Return) -> None:
+    def return_stmt(self, s: A.Return) -> None:
         fn = self.st.func_ctx
         if fn is None:
             raise P4TypeError.at(s.pos, "return outside of a function, action or control")
@@ -179,7 +197,7 @@ class StmtMixin:
         else:
             self.st.out.line(f"return ({', '.join(parts)},)")
 
-    def switch_stmt(self: ProgramGen, s: A.Switch) -> None:
+    def switch_stmt(self, s: A.Switch) -> None:
         if self.st.in_action:
             raise P4Unsupported.at(
                 s.pos, "switch statements inside actions are not supported on this target"
@@ -187,16 +205,16 @@ class StmtMixin:
         subj = self.exprs.expr(s.subject)
         tmp = self.st.temp()
         self.st.out.line(f"{tmp} = {subj.code}")
-        is_action = isinstance(subj.type, T.ActionEnumType)
+        action_run = subj.type if isinstance(subj.type, T.ActionEnumType) else None
         pending: list[str] = []
         first = True
         for case in s.cases:
             if case.label is None:
                 cond = "True"
-            elif is_action:
+            elif action_run is not None:
                 if not isinstance(case.label, A.NameRef):
                     raise P4TypeError.at(case.pos, "switch on action_run needs action names")
-                aid = self.action_index(subj.type.table, case.label.name, case.pos)
+                aid = self.tables.action_index(action_run.table, case.label.name, case.pos)
                 cond = f"{tmp} == {aid}"
             else:
                 lv = self.exprs.convert(self.exprs.expr(case.label, subj.type), subj.type, case.pos)
@@ -215,7 +233,7 @@ class StmtMixin:
             pending = []
 
     # ------------------------------------------------------------ assignment
-    def assign(self: ProgramGen, target: A.Expr, v: V) -> None:  # noqa: C901
+    def assign(self, target: A.Expr, v: V) -> None:  # noqa: C901
         t = target.type if target.type is not None else self.exprs.expr(target).type
         code = v.code
         if isinstance(T.strip_newtype(t), T.StructLikeType | T.StackType) and not code.startswith(

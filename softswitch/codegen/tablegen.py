@@ -276,7 +276,7 @@ class TableGenMixin:
             else:
                 self.st.out.line(f"_b = {call}")
                 for i, (e, pt) in enumerate(backs):
-                    self.assign(e, V(f"_b[{i}]", pt))
+                    self.stmts.assign(e, V(f"_b[{i}]", pt))
         return py
 
     def table_instance_prop(self: ProgramGen, d: A.TableDecl, prop: str) -> str | None:
