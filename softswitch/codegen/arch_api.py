@@ -23,7 +23,11 @@ from .exprs import V, as_bits
 from .symbols import InstanceSym
 
 if TYPE_CHECKING:
-    from .program import ProgramGen
+    from .calls import Calls
+    from .exprs import Exprs
+    from .state import GenState
+    from .stmts import Stmts
+    from .typeresolve import Types
 
 __all__ = [
     "ArchContext",
@@ -50,36 +54,42 @@ def _given(e: A.Expr | None) -> A.Expr:
 class ArchContext:
     """The generator services an architecture may use while it generates code."""
 
-    __slots__ = ("_gen",)
+    __slots__ = ("_calls", "_exprs", "_st", "_stmts", "_types")
 
-    def __init__(self, gen: ProgramGen) -> None:
-        self._gen = gen
+    def __init__(
+        self, st: GenState, types: Types, exprs: Exprs, calls: Calls, stmts: Stmts
+    ) -> None:
+        self._st = st
+        self._types = types
+        self._exprs = exprs
+        self._calls = calls
+        self._stmts = stmts
 
     # ------------------------------------------------------------ types and values
     def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
-        return self._gen.types.resolve_type(ref)
+        return self._types.resolve_type(ref)
 
     def type_of_name(self, name: str) -> T.P4Type | None:
         """The type a name in the current scope stands for (None if it has none)."""
-        sym = self._gen.st.scope.lookup(name)
+        sym = self._st.scope.lookup(name)
         t = getattr(sym, "type", None)
         return t if isinstance(t, T.P4Type) else None
 
     def expr(self, e: A.Expr | None, expected: T.P4Type | None = None) -> V:
         """Generate an expression (None, an argument left out, is refused)."""
-        return self._gen.exprs.expr(_given(e), expected)
+        return self._exprs.expr(_given(e), expected)
 
     def convert(self, v: V, target: T.P4Type, pos: Pos | None) -> V:
-        return self._gen.exprs.convert(v, target, pos)
+        return self._exprs.convert(v, target, pos)
 
     def copy_code(self, code: str, t: T.P4Type) -> str:
         """Code for a copy of a value (structs and headers are objects)."""
-        return self._gen.types.copy_code(code, t)
+        return self._types.copy_code(code, t)
 
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None
     ) -> list[A.Expr | None]:
-        return self._gen.calls.bind_args(params, args, pos)
+        return self._calls.bind_args(params, args, pos)
 
     def check_extern_args(
         self,
@@ -87,47 +97,47 @@ class ArchContext:
         bound: list[A.Expr | None],
         bindings: dict[str, T.P4Type],
     ) -> None:
-        self._gen.calls.check_extern_args(params, bound, bindings)
+        self._calls.check_extern_args(params, bound, bindings)
 
     # ------------------------------------------------------------ emitting code
     def assign(self, target: A.Expr | None, v: V) -> None:
         """Emit `target = v` with P4's assignment rules."""
-        self._gen.stmts.assign(_given(target), v)
+        self._stmts.assign(_given(target), v)
 
     def line(self, code: str) -> None:
         """Emit one line of Python at the current indentation."""
-        self._gen.st.out.line(code)
+        self._st.out.line(code)
 
     @contextmanager
     def indent(self) -> Iterator[None]:
-        with self._gen.st.out.indent():
+        with self._st.out.indent():
             yield
 
     # ------------------------------------------------------------ where we are
     @property
     def block_role(self) -> str | None:
         """The package argument being generated (one of the architecture's `roles`)."""
-        return self._gen.st.block_role
+        return self._st.block_role
 
     @property
     def struct_types(self) -> Mapping[str, T.StructLikeType]:
-        return self._gen.st.struct_types
+        return self._st.struct_types
 
     def field_annotations(self, struct: str, name: str) -> A.Annots:
-        return self._gen.st.field_annotations.get(struct, {}).get(name, ())
+        return self._st.field_annotations.get(struct, {}).get(name, ())
 
     # ------------------------------------------------------------ control-plane view
     def add_extern(self, spec: pinfo.ExternSpec) -> None:
-        self._gen.st.info.externs[spec.name] = spec
+        self._st.info.externs[spec.name] = spec
 
     def has_digest(self, name: str) -> bool:
-        return name in self._gen.st.info.digests
+        return name in self._st.info.digests
 
     def add_digest(self, spec: pinfo.DigestSpec) -> None:
-        self._gen.st.info.digests[spec.name] = spec
+        self._st.info.digests[spec.name] = spec
 
     def add_controller_header(self, spec: pinfo.ControllerHeaderSpec) -> None:
-        self._gen.st.info.controller_headers[spec.name] = spec
+        self._st.info.controller_headers[spec.name] = spec
 
 
 class Architecture(Protocol):

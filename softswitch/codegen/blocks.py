@@ -18,15 +18,36 @@ from .emitter import Emitter
 from .exprs import V
 from .state import FuncCtx, InstanceCtx
 from .symbols import ActionSym, Const, FunctionSym, InstanceSym, StateSym, Var
-from .tablegen import TableGenMixin
 
 if TYPE_CHECKING:
-    from .program import ProgramGen
+    from .calls import Calls
+    from .exprs import Exprs
+    from .state import GenState
+    from .stmts import Stmts
+    from .tablegen import Tables
+    from .typeresolve import Types
 
 
-class BlockMixin(TableGenMixin):
+class Blocks:
+    """The blocks part of the generator: functions, actions, parser and control instances
+    (factories of closures), parser states and transitions."""
+
+    __slots__ = ("calls", "exprs", "st", "stmts", "tables", "types")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(
+        self, types: Types, exprs: Exprs, calls: Calls, stmts: Stmts, tables: Tables
+    ) -> None:
+        self.types = types
+        self.exprs = exprs
+        self.calls = calls  # constructor arguments
+        self.stmts = stmts  # bodies
+        self.tables = tables  # tables, value sets, actions recorded, select keysets
+
     # ------------------------------------------------------------ shared helpers
-    def params_into_scope(self: ProgramGen, params: tuple[A.Param, ...], cell: bool) -> list[str]:
+    def params_into_scope(self, params: tuple[A.Param, ...], cell: bool) -> list[str]:
         pys = []
         for p in params:
             t = self.types.resolve_type(p.type_ref)
@@ -36,7 +57,7 @@ class BlockMixin(TableGenMixin):
         return pys
 
     def copy_back_codes(
-        self: ProgramGen, params: tuple[A.Param, ...], pys: list[str], aggregates: bool = True
+        self, params: tuple[A.Param, ...], pys: list[str], aggregates: bool = True
     ) -> list[str]:
         return [
             py
@@ -44,12 +65,12 @@ class BlockMixin(TableGenMixin):
             if copies_back(p, self.types.resolve_type(p.type_ref), aggregates)
         ]
 
-    def emit_nonlocal(self: ProgramGen) -> None:
+    def emit_nonlocal(self) -> None:
         if self.st.inst is not None and self.st.inst.cells:
             self.st.out.line(f"nonlocal {', '.join(self.st.inst.cells)}")
 
     # ------------------------------------------------------------ functions and actions
-    def gen_function(self: ProgramGen, d: A.FunctionDecl) -> None:
+    def gen_function(self, d: A.FunctionDecl) -> None:
         py = self.st.unique("f_" + d.name)
         self.st.scope.define(d.name, FunctionSym(d, py))
         ret = self.types.resolve_type(d.proto.return_type)
@@ -67,11 +88,11 @@ class BlockMixin(TableGenMixin):
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
 
-    def gen_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> ActionSym:
+    def gen_action(self, d: A.ActionDecl, qualified: str) -> ActionSym:
         py = self.st.unique("a_" + d.name)
         sym = ActionSym(d, py, qualified)
         self.st.scope.define(d.name, sym)
-        self.record_action(d, qualified)
+        self.tables.record_action(d, qualified)
         saved_scope, saved_fn = self.st.scope, self.st.func_ctx
         self.st.scope = saved_scope.child("action")
         self.st.in_action = True
@@ -93,9 +114,7 @@ class BlockMixin(TableGenMixin):
         return sym
 
     # ------------------------------------------------------------ instances
-    def gen_instance(
-        self: ProgramGen, d: A.Instance, qualified: str, in_place: bool = False
-    ) -> InstanceSym:
+    def gen_instance(self, d: A.Instance, qualified: str, in_place: bool = False) -> InstanceSym:
         t = self.types.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
@@ -111,7 +130,7 @@ class BlockMixin(TableGenMixin):
         self.st.scope.define(d.name, sym)
         return sym
 
-    def instantiate_anonymous(self: ProgramGen, t: T.BlockType, pos: Any) -> InstanceSym:
+    def instantiate_anonymous(self, t: T.BlockType, pos: Any) -> InstanceSym:
         qualified = f"{self.st.inst.qualified}.{t.name}" if self.st.inst else t.name
         # define it in the enclosing factory (before the current closure is called)
         saved = self.st.out
@@ -123,9 +142,7 @@ class BlockMixin(TableGenMixin):
         self.st.hoisted.line(f"{py} = make_{py}(rt)")
         return InstanceSym(t, py, qualified, t.decl)
 
-    def ctor_arg_values(
-        self: ProgramGen, decl: Any, args: tuple[A.Argument, ...], pos: Any
-    ) -> dict[str, Any]:
+    def ctor_arg_values(self, decl: Any, args: tuple[A.Argument, ...], pos: Any) -> dict[str, Any]:
         params = getattr(decl, "ctor_params", ())
         if not params:
             if args:
@@ -148,9 +165,7 @@ class BlockMixin(TableGenMixin):
             out[p.name] = (v, pt)
         return out
 
-    def gen_block_instance(
-        self: ProgramGen, decl: Any, qualified: str, ctor_args: dict[str, Any]
-    ) -> str:
+    def gen_block_instance(self, decl: Any, qualified: str, ctor_args: dict[str, Any]) -> str:
         """Generate `def make_X(rt)` for one parser/control instance; return X."""
         py = self.st.unique("i_" + qualified.replace(".", "_"))
         saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
@@ -180,14 +195,14 @@ class BlockMixin(TableGenMixin):
             self.st.out.extend(factory)
         return py
 
-    def _declare_cells(self: ProgramGen, params: tuple[A.Param, ...]) -> list[str]:
+    def _declare_cells(self, params: tuple[A.Param, ...]) -> list[str]:
         pys = self.params_into_scope(params, cell=True)
         for py in pys:
-            self.st.inst.cells.append(py)
+            self.st.instance().cells.append(py)
             self.st.out.line(f"{py} = None")
         return pys
 
-    def _control_locals(self: ProgramGen, locals_: tuple[A.Decl, ...]) -> list[tuple[str, A.Decl]]:
+    def _control_locals(self, locals_: tuple[A.Decl, ...]) -> list[tuple[str, A.Decl]]:
         """Declare control/parser-level variables (cells, re-initialised per packet)."""
         resets: list[tuple[str, A.Decl]] = []
         for d in locals_:
@@ -195,7 +210,7 @@ class BlockMixin(TableGenMixin):
                 t = self.types.resolve_type(d.type_ref)
                 py = self.st.local_name(d.name)
                 self.st.scope.define(d.name, Var(py, t, "", True))
-                self.st.inst.cells.append(py)
+                self.st.instance().cells.append(py)
                 self.st.out.line(f"{py} = None")
                 resets.append((py, d))
             elif isinstance(d, A.ConstantDecl):
@@ -205,16 +220,16 @@ class BlockMixin(TableGenMixin):
             elif isinstance(d, A.Instance):
                 self.gen_instance(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.ValueSetDecl):
-                self.gen_value_set(d)
+                self.tables.gen_value_set(d)
             elif isinstance(d, A.ActionDecl):
                 self.gen_action(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.TableDecl):
-                self.gen_table(d)
+                self.tables.gen_table(d)
             else:
                 raise P4Unsupported.at(d.pos, f"{type(d).__name__} inside a control")
         return resets
 
-    def _emit_resets(self: ProgramGen, resets: list[tuple[str, A.Decl]]) -> None:
+    def _emit_resets(self, resets: list[tuple[str, A.Decl]]) -> None:
         for py, d in resets:
             assert isinstance(d, A.VariableDecl)
             t = self.types.resolve_type(d.type_ref)
@@ -224,7 +239,7 @@ class BlockMixin(TableGenMixin):
             else:
                 self.st.out.line(f"{py} = {self.types.zero_code(t)}")
 
-    def qualify(self: ProgramGen, name: str, annots: A.Annots) -> str:
+    def qualify(self, name: str, annots: A.Annots) -> str:
         n = A.find_annotation(annots, "name")
         if n is not None and n.string_value() is not None:
             s = n.string_value() or name
@@ -234,7 +249,7 @@ class BlockMixin(TableGenMixin):
         return f"{self.st.inst.qualified}.{name}" if self.st.inst else name
 
     # ------------------------------------------------------------ controls
-    def gen_control_body(self: ProgramGen, d: A.ControlDecl, py: str) -> None:
+    def gen_control_body(self, d: A.ControlDecl, py: str) -> None:
         params = self._declare_cells(d.params)
         hoisted = Emitter()
         self.st.hoisted = hoisted
@@ -254,7 +269,7 @@ class BlockMixin(TableGenMixin):
                 self.st.out.line(f"{p} = {a}")
             self._emit_resets(resets)
             if self.st.trace_enabled:
-                self.st.out.line(f"_trace('control', {self.st.inst.qualified!r})")
+                self.st.out.line(f"_trace('control', {self.st.instance().qualified!r})")
             saved_scope = self.st.scope
             self.st.scope = saved_scope.child()
             for s in d.body.stmts:
@@ -273,7 +288,7 @@ class BlockMixin(TableGenMixin):
         self.st.out.line(f"return {py}")
 
     # ------------------------------------------------------------ parsers
-    def gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
+    def gen_parser_body(self, d: A.ParserDecl, py: str) -> None:
         saved = self.st.in_parser
         self.st.in_parser = True
         try:
@@ -281,7 +296,7 @@ class BlockMixin(TableGenMixin):
         finally:
             self.st.in_parser = saved
 
-    def _gen_parser_body(self: ProgramGen, d: A.ParserDecl, py: str) -> None:
+    def _gen_parser_body(self, d: A.ParserDecl, py: str) -> None:
         params = self._declare_cells(d.params)
         self.st.hoisted = Emitter()
         resets = self._control_locals(d.locals)
@@ -301,7 +316,7 @@ class BlockMixin(TableGenMixin):
                 self.st.out.line(f"{p} = {a}")
             self._emit_resets(resets)
             if self.st.trace_enabled:
-                self.st.out.line(f"_trace('parser', {self.st.inst.qualified!r})")
+                self.st.out.line(f"_trace('parser', {self.st.instance().qualified!r})")
             self.st.out.line(f"_st = {states['start'].py}")
             outs = self.copy_back_codes(d.params, params, aggregates=False)
             if outs:
@@ -322,7 +337,7 @@ class BlockMixin(TableGenMixin):
                     self.st.out.line("_st = _st()")
         self.st.out.line(f"return {py}")
 
-    def gen_state(self: ProgramGen, s: A.ParserState, py: str) -> None:
+    def gen_state(self, s: A.ParserState, py: str) -> None:
         self.st.out.line(f"def {py}():")
         saved_scope = self.st.scope
         self.st.scope = saved_scope.child()
@@ -335,7 +350,7 @@ class BlockMixin(TableGenMixin):
             self.gen_transition(s)
         self.st.scope = saved_scope
 
-    def state_target(self: ProgramGen, name: str, pos: Any) -> str:
+    def state_target(self, name: str, pos: Any) -> str:
         if name == "accept":
             return "None"
         if name == "reject":
@@ -345,7 +360,7 @@ class BlockMixin(TableGenMixin):
             raise P4TypeError.at(pos, f"{name}: no such parser state")
         return sym.py
 
-    def gen_transition(self: ProgramGen, s: A.ParserState) -> None:
+    def gen_transition(self, s: A.ParserState) -> None:
         tr = s.transition
         if tr is None:
             self.st.out.line("return _reject")
@@ -372,7 +387,7 @@ class BlockMixin(TableGenMixin):
         # `reject`, with parser_error still NoError and the headers so far valid
         self.st.out.line("return _reject")
 
-    def keyset_cond(self: ProgramGen, ks: A.Expr, keys: list[V], pos: Any) -> str:
+    def keyset_cond(self, ks: A.Expr, keys: list[V], pos: Any) -> str:
         items = list(ks.items) if isinstance(ks, A.TupleKeyset) else [ks]
         if isinstance(ks, A.DefaultKeyset | A.DontCare):
             return "True"
@@ -384,7 +399,7 @@ class BlockMixin(TableGenMixin):
             raise P4TypeError.at(pos, f"{len(items)} keyset values for {len(keys)} select keys")
         conds = []
         for item, key in zip(items, keys, strict=True):
-            c = self.simple_keyset_cond(item, key, pos)
+            c = self.tables.simple_keyset_cond(item, key, pos)
             if c != "True":
                 conds.append(c)
         return " and ".join(conds) if conds else "True"

@@ -15,8 +15,8 @@ from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, Tab
 from .typeresolve import field_py
 
 if TYPE_CHECKING:
+    from .blocks import Blocks
     from .exprs import Exprs
-    from .program import ProgramGen
     from .state import GenState
     from .stmts import Stmts
     from .typeresolve import Types
@@ -67,7 +67,7 @@ class Calls:
     def __init__(self, st: GenState) -> None:
         self.st = st
 
-    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: ProgramGen) -> None:
+    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: Blocks) -> None:
         self.types = types
         self.exprs = exprs
         self.stmts = stmts  # copy-out assignments, exit

@@ -9,7 +9,7 @@ from ..frontend import types as T
 from ..frontend.errors import P4Error, P4TypeError, P4Unsupported
 from ..program_info import CompiledProgram
 from .arch_api import ArchContext, Architecture
-from .blocks import BlockMixin
+from .blocks import Blocks
 from .calls import Calls
 from .emitter import Emitter
 from .exprs import Exprs
@@ -21,23 +21,31 @@ from .symbols import (
     InstanceSym,
     TypeSym,
 )
+from .tablegen import Tables
 from .typeresolve import Types
 
 
-class ProgramGen(BlockMixin):
-    """Generates one Python module for a P4 program."""
+class ProgramGen:
+    """Generates one Python module for a P4 program: the driver over the generator's parts,
+    which share one GenState and reach each other through the references wired here."""
+
+    __slots__ = ("blocks", "calls", "exprs", "st", "stmts", "tables", "types")
 
     def __init__(self, program: A.Program, arch: Architecture, trace: bool = False) -> None:
-        self.st = GenState(program, arch, trace)
-        self.types = Types(self.st)
-        self.exprs = Exprs(self.st)
-        self.calls = Calls(self.st)
-        self.stmts = Stmts(self.st)
-        self.types.connect(self.exprs)
-        self.exprs.connect(self.types, self.calls)
-        self.calls.connect(self.types, self.exprs, self.stmts, self)
-        self.stmts.connect(self.types, self.exprs, self.calls, self)
-        self.st.arch_cx = ArchContext(self)
+        self.st = st = GenState(program, arch, trace)
+        self.types = types = Types(st)
+        self.exprs = exprs = Exprs(st)
+        self.calls = calls = Calls(st)
+        self.stmts = stmts = Stmts(st)
+        self.tables = tables = Tables(st)
+        self.blocks = blocks = Blocks(st)
+        types.connect(exprs)
+        exprs.connect(types, calls)
+        calls.connect(types, exprs, stmts, blocks)
+        stmts.connect(types, exprs, calls, tables)
+        tables.connect(types, exprs, stmts, blocks)
+        blocks.connect(types, exprs, calls, stmts, tables)
+        st.arch_cx = ArchContext(st, types, exprs, calls, stmts)
 
     # ------------------------------------------------------------ driver
     def generate(self) -> CompiledProgram:
@@ -111,8 +119,8 @@ class ProgramGen(BlockMixin):
             self.st.scope.define(d.name, TypeSym(T.ExternType(d.name, d)))
             for tp in d.type_params:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
-            for m in d.methods:
-                for tp in m.type_params:
+            for method in d.methods:
+                for tp in method.type_params:
                     self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
         elif isinstance(d, A.ExternFunctionDecl):
             for tp in d.proto.type_params:
@@ -128,9 +136,9 @@ class ProgramGen(BlockMixin):
                 raise P4Unsupported.at(d.pos, f"generic {kind}s")
             self.st.scope.define(d.name, TypeSym(T.BlockType(kind, d.name, d)))
         elif isinstance(d, A.ActionDecl):
-            self.gen_action(d, self.qualify(d.name, d.annotations))
+            self.blocks.gen_action(d, self.blocks.qualify(d.name, d.annotations))
         elif isinstance(d, A.FunctionDecl):
-            self.gen_function(d)
+            self.blocks.gen_function(d)
         elif isinstance(d, A.ConstantDecl):
             t = self.types.resolve_type(d.type_ref)
             v = self.exprs.convert(self.exprs.expr(d.value, t), t, d.value.pos)
@@ -149,7 +157,7 @@ class ProgramGen(BlockMixin):
                         (a.name, a.body) for a in d.annotations
                     )
             elif isinstance(t, T.ExternType):
-                self.gen_instance(d, d.name)
+                self.blocks.gen_instance(d, d.name)
             elif isinstance(t, T.BlockType):
                 self.st.scope.define(d.name, _PendingInstance(d, t))
             else:
@@ -173,8 +181,8 @@ class ProgramGen(BlockMixin):
                 t = self.types.resolve_type(v.ref)
                 if not isinstance(t, T.BlockType):
                     raise P4TypeError.at(v.pos, f"{t} is not a parser or control")
-                ctor = self.ctor_arg_values(t.decl, v.args, v.pos)
-                py = self.gen_block_instance(t.decl, t.name, ctor)
+                ctor = self.blocks.ctor_arg_values(t.decl, v.args, v.pos)
+                py = self.blocks.gen_block_instance(t.decl, t.name, ctor)
                 self.st.out.line(f"{py} = make_{py}(rt)")
                 blocks.append(InstanceSym(t, py, t.name, t.decl))
             elif isinstance(v, A.NameRef):
@@ -182,8 +190,8 @@ class ProgramGen(BlockMixin):
                 if not isinstance(pend, _PendingInstance):
                     raise P4TypeError.at(v.pos, f"{v.name} is not a parser or control instance")
                 t = pend.type
-                ctor = self.ctor_arg_values(t.decl, pend.decl.args, pend.decl.pos)
-                py = self.gen_block_instance(t.decl, t.name, ctor)
+                ctor = self.blocks.ctor_arg_values(t.decl, pend.decl.args, pend.decl.pos)
+                py = self.blocks.gen_block_instance(t.decl, t.name, ctor)
                 self.st.out.line(f"{py} = make_{py}(rt)")
                 blocks.append(InstanceSym(t, py, t.name, t.decl))
             else:

@@ -111,6 +111,12 @@ class GenState:
     def __post_init__(self) -> None:
         self.scope = self.global_scope
 
+    def instance(self) -> InstanceCtx:
+        """The parser or control instance being generated (asked for only inside one)."""
+        if self.inst is None:
+            raise AssertionError("not inside a parser or control instance")
+        return self.inst
+
     # ------------------------------------------------------------ naming
     def unique(self, base: str) -> str:
         """A Python name not used before in the generated module, made from `base`."""

@@ -14,8 +14,8 @@ from .typeresolve import field_py, mask
 if TYPE_CHECKING:
     from .calls import Calls
     from .exprs import Exprs
-    from .program import ProgramGen
     from .state import GenState
+    from .tablegen import Tables
     from .typeresolve import Types
 
 
@@ -28,7 +28,7 @@ class Stmts:
     def __init__(self, st: GenState) -> None:
         self.st = st
 
-    def connect(self, types: Types, exprs: Exprs, calls: Calls, tables: ProgramGen) -> None:
+    def connect(self, types: Types, exprs: Exprs, calls: Calls, tables: Tables) -> None:
         self.types = types
         self.exprs = exprs
         self.calls = calls

@@ -18,7 +18,11 @@ from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
 from .typeresolve import mask
 
 if TYPE_CHECKING:
-    from .program import ProgramGen
+    from .blocks import Blocks
+    from .exprs import Exprs
+    from .state import GenState
+    from .stmts import Stmts
+    from .typeresolve import Types
 
 DEFAULT_TABLE_SIZE = 1024
 
@@ -28,9 +32,24 @@ _PURE_KEY = re.compile(r"[\w.\s()&|<>,+-]*")
 _CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
 
 
-class TableGenMixin:
+class Tables:
+    """The tables part of the generator: tables (keys, actions, default action, constant
+    entries, properties), value sets, select keysets, and the control-plane specs of
+    tables, actions and value sets."""
+
+    __slots__ = ("blocks", "exprs", "st", "stmts", "types")
+
+    def __init__(self, st: GenState) -> None:
+        self.st = st
+
+    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: Blocks) -> None:
+        self.types = types
+        self.exprs = exprs
+        self.stmts = stmts  # copy-out of bound action arguments
+        self.blocks = blocks  # names, cells, instances made in table properties
+
     # ------------------------------------------------------------ select keysets
-    def simple_keyset_cond(self: ProgramGen, item: A.Expr, key: V, pos: Any) -> str:
+    def simple_keyset_cond(self, item: A.Expr, key: V, pos: Any) -> str:
         kt = T.strip_newtype(key.type)
         kcode = as_bits(key.code, kt) if isinstance(kt, T.BitType) else key.code
         if isinstance(item, A.DefaultKeyset | A.DontCare):
@@ -54,10 +73,10 @@ class TableGenMixin:
         v = self.exprs.convert(self.exprs.expr(item, key.type), key.type, pos)
         return f"{key.code} == {v.code}"
 
-    def gen_value_set(self: ProgramGen, d: A.ValueSetDecl) -> None:
+    def gen_value_set(self, d: A.ValueSetDecl) -> None:
         t = self.types.resolve_type(d.element)
         size = self.exprs.const_int(d.size)
-        qualified = self.qualify(d.name, d.annotations)
+        qualified = self.blocks.qualify(d.name, d.annotations)
         py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
         self.st.info.value_sets[qualified] = pinfo.ValueSetSpec(
@@ -66,9 +85,7 @@ class TableGenMixin:
         self.st.out.line(f"{py} = rt.value_set({qualified!r})")
         self.st.scope.define(d.name, ValueSetSym(py, t, qualified))
 
-    def value_set_fields(
-        self: ProgramGen, t: T.P4Type, pos: Any
-    ) -> tuple[pinfo.HeaderFieldSpec, ...]:
+    def value_set_fields(self, t: T.P4Type, pos: Any) -> tuple[pinfo.HeaderFieldSpec, ...]:
         t0 = T.strip_newtype(t)
         if isinstance(t0, T.StructLikeType):
             fa = self.st.field_annotations.get(t0.name, {})
@@ -79,7 +96,7 @@ class TableGenMixin:
         return (pinfo.HeaderFieldSpec("", T.width_of(t0), (), t0),)
 
     # ------------------------------------------------------------ actions
-    def record_action(self: ProgramGen, d: A.ActionDecl, qualified: str) -> None:
+    def record_action(self, d: A.ActionDecl, qualified: str) -> None:
         params = []
         for p in d.params:
             if p.direction:
@@ -103,21 +120,21 @@ class TableGenMixin:
                 ),
             )
 
-    def named_type(self: ProgramGen, p: Any) -> str:
+    def named_type(self, p: Any) -> str:
         ref = p.type_ref
         if isinstance(ref, A.NamedTypeRef) and ref.name in self.st.type_names:
             return ref.name
         return ""
 
-    def action_index(self: ProgramGen, table: TableSym, name: str, pos: Any) -> int:
+    def action_index(self, table: TableSym, name: str, pos: Any) -> int:
         for i, a in enumerate(table.decl.actions):
             if a.name.lstrip(".") == name:
                 return i
         raise P4TypeError.at(pos, f"{name} is not an action of table {table.decl.name}")
 
     # ------------------------------------------------------------ tables
-    def gen_table(self: ProgramGen, d: A.TableDecl) -> None:  # noqa: C901
-        qualified = self.qualify(d.name, d.annotations)
+    def gen_table(self, d: A.TableDecl) -> None:  # noqa: C901
+        qualified = self.blocks.qualify(d.name, d.annotations)
         py = self.st.unique("t_" + d.name)
         tpy = self.st.unique("T_" + d.name)
         sym = TableSym(d, py, qualified)
@@ -138,7 +155,7 @@ class TableGenMixin:
                 raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
             nm = A.find_annotation(k.annotations, "name")
             kname = (nm.string_value() if nm else None) or expr_text(k.expr)
-            spec = pinfo.KeySpec(
+            kspec = pinfo.KeySpec(
                 kname,
                 k.match_kind,
                 width,
@@ -148,10 +165,10 @@ class TableGenMixin:
                 len(keys) + len(sel_keys),
             )
             if k.match_kind == "selector":
-                sel_keys.append(spec)
+                sel_keys.append(kspec)
                 sel_codes.append(code)
             else:
-                keys.append(spec)
+                keys.append(kspec)
                 key_codes.append(code)
         # actions
         action_refs: list[pinfo.ActionRefSpec] = []
@@ -229,7 +246,7 @@ class TableGenMixin:
         )
         self.st.out.line(f"def {py}():")
         with self.st.out.indent():
-            self.emit_nonlocal()
+            self.blocks.emit_nonlocal()
             key = "(" + ", ".join(key_codes) + ("," if len(key_codes) == 1 else "") + ")"
             if sel_codes:
                 sel = "(" + ", ".join(sel_codes) + ("," if len(sel_codes) == 1 else "") + ")"
@@ -245,10 +262,10 @@ class TableGenMixin:
             self.st.out.line("return _r")
         self.st.scope.define(d.name, sym)
 
-    def key_type_name(self: ProgramGen, e: A.Expr) -> str:
+    def key_type_name(self, e: A.Expr) -> str:
         return ""
 
-    def bound_action(self: ProgramGen, asym: ActionSym, ar: A.ActionRef) -> str:
+    def bound_action(self, asym: ActionSym, ar: A.ActionRef) -> str:
         """`actions = { a(x); }`: the leading directional parameters are bound here."""
         py = self.st.unique(asym.py + "_bound")
         dir_params = [p for p in asym.decl.params if p.direction]
@@ -256,7 +273,7 @@ class TableGenMixin:
             raise P4TypeError.at(ar.pos, "too many bound arguments")
         self.st.out.line(f"def {py}(*cp):")
         with self.st.out.indent():
-            self.emit_nonlocal()
+            self.blocks.emit_nonlocal()
             codes = []
             backs: list[tuple[A.Expr, T.P4Type]] = []
             for p, a in zip(dir_params, ar.args, strict=False):
@@ -279,7 +296,7 @@ class TableGenMixin:
                     self.stmts.assign(e, V(f"_b[{i}]", pt))
         return py
 
-    def table_instance_prop(self: ProgramGen, d: A.TableDecl, prop: str) -> str | None:
+    def table_instance_prop(self, d: A.TableDecl, prop: str) -> str | None:
         p = d.prop(prop)
         if p is None:
             return None
@@ -292,15 +309,16 @@ class TableGenMixin:
             # an instance made in place: `implementation = action_selector(...);` is named
             # after the property's @name when it has one, else after the table (as p4c)
             nm = A.find_annotation(p.annotations, "name")
-            name = (nm.string_value() if nm else None) or self.qualify(d.name, d.annotations)
+            name = (nm.string_value() if nm else None) or self.blocks.qualify(d.name, d.annotations)
             inst = A.Instance(p.pos, f"{d.name}_{prop}", p.value.ref, p.value.args, p.annotations)
-            sym = self.gen_instance(inst, name.lstrip("."), in_place=True)
+            sym = self.blocks.gen_instance(inst, name.lstrip("."), in_place=True)
             return sym.qualified
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
 
     def action_call_value(
-        self: ProgramGen, e: A.Expr, d: A.TableDecl, pos: Any
+        self, e: A.Expr | A.ActionRef, d: A.TableDecl, pos: Any
     ) -> tuple[str, tuple[int, ...]]:
+        args: tuple[A.Argument, ...]
         if isinstance(e, A.NameRef):
             name, args = e.name, ()
         elif isinstance(e, A.Call) and isinstance(e.func, A.NameRef):
@@ -323,14 +341,16 @@ class TableGenMixin:
         vals = []
         for p, a in zip(cp, args, strict=True):
             pt = self.types.resolve_type(p.type_ref)
-            v = self.exprs.convert(self.exprs.expr(a.value, pt), pt, a.pos)  # type: ignore[arg-type]
+            if a.value is None:
+                raise P4TypeError.at(a.pos, "action arguments here must be constants")
+            v = self.exprs.convert(self.exprs.expr(a.value, pt), pt, a.pos)
             if not v.is_const:
                 raise P4TypeError.at(a.pos, "action arguments here must be constants")
             vals.append(int(v.const) & mask(T.width_of(pt)))
         return asym.qualified, tuple(vals)
 
     def const_entry(
-        self: ProgramGen,
+        self,
         e: A.TableEntryDecl,
         d: A.TableDecl,
         keys: list[pinfo.KeySpec],
@@ -354,7 +374,7 @@ class TableGenMixin:
             prio = -n
         return pinfo.ConstEntrySpec(tuple(matches), name, args, prio)
 
-    def entry_match(self: ProgramGen, item: A.Expr, k: pinfo.KeySpec, kt: Any, pos: Any) -> M.Match:
+    def entry_match(self, item: A.Expr, k: pinfo.KeySpec, kt: Any, pos: Any) -> M.Match:
         w = k.width
         ty: T.P4Type = T.BitType(w)
         k0 = T.strip_newtype(kt) if kt is not None else None
