@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from .typeresolve import Types
 
 
-def _arg(c: A.Call, i: int) -> A.Expr:
+def _arg(c: A.Call, i: int, method: str) -> A.Expr:
     """The value of argument `i` of a call (refused when it is left out or `_`)."""
     v = c.args[i].value if i < len(c.args) else None
     if v is None:
-        raise P4TypeError.at(c.pos, f"argument {i + 1} is missing")
+        raise P4TypeError.at(c.pos, f"{method}: argument {i + 1} is missing")
     return v
 
 
@@ -388,7 +388,7 @@ class Calls:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
             if len(c.args) > 1:
-                nbits = self.exprs.expr(_arg(c, 1))
+                nbits = self.exprs.expr(_arg(c, 1, "extract"))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
             else:
                 self.st.out.line(f"_extract({pk}, {hv.code})")
@@ -414,12 +414,12 @@ class Calls:
                 code = f"_to_signed({code}, {w})"
             return V(code, t)
         if name == "advance":
-            amount = self.exprs.expr(_arg(c, 0))
+            amount = self.exprs.expr(_arg(c, 0, "advance"))
             return V(f"_advance({pk}, {amount.code})", T.VOID)
         if name == "length":
             return V(f"len({pk}.data)", T.BitType(32))
         if name == "emit":
-            v = self.exprs.expr(_arg(c, 0))
+            v = self.exprs.expr(_arg(c, 0, "emit"))
             self.emit_value(pk, v, c.pos)
             return V("", T.VOID)
         raise P4TypeError.at(c.pos, f"packet has no method {name}")

@@ -137,3 +137,34 @@ def test_an_unused_odd_header_type_is_accepted() -> None:
         '@controller_header("packet_in") header odd_t { bit<9> port; bit<9> other; }'
     )
     assert switch(src).process(1, b"\x01\x02\x03\x04") == [(0, b"\x01\x02\x03\x04")]
+
+
+@pytest.mark.parametrize(
+    ("parser", "deparser_emit", "needle", "message"),
+    [
+        ("pkt.advance(_);", "hdr", "advance(_)", "advance: argument 1 is missing"),
+        ("pkt.extract(hdr.h, _);", "hdr", "extract(hdr.h, _)", "extract: argument 2 is missing"),
+        ("", "_", "pkt.emit(_)", "emit: argument 1 is missing"),
+    ],
+)
+def test_packet_method_argument_left_out(
+    parser: str, deparser_emit: str, needle: str, message: str
+) -> None:
+    src = program(decls=HDR, parser=f"state start {{ {parser} transition accept; }}").replace(
+        "pkt.emit(hdr);", f"pkt.emit({deparser_emit});"
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and message in msg
+
+
+def test_default_action_argument_left_out() -> None:
+    src = program(
+        decls=HDR,
+        ingress="""
+        action set(bit<8> v) { hdr.h.a = v; }
+        table t { key = { hdr.h.a: exact; } actions = { set; } default_action = set(_); }
+        apply { t.apply(); }""",
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'set(_)')}:")
+    assert "action arguments here must be constants" in msg
