@@ -8,6 +8,7 @@ priorities keep insertion order).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -289,9 +290,12 @@ class Table:
         group: int | None = None,
         const: bool = False,
         checked: bool = False,
+        refresh: bool = True,
     ) -> Entry:
         """Insert an entry. `checked=True`: the caller (the P4Runtime layer) has already
-        validated and canonicalised the matches and the action arguments."""
+        validated and canonicalised the matches and the action arguments. `refresh=False`:
+        the caller calls `refresh()` itself before any packet looks the table up (after a
+        batch of changes made under the switch's lock)."""
         ms = tuple(matches) if checked else self.canonical(matches)
         if self.spec.has_priority:
             if priority is None:
@@ -313,7 +317,8 @@ class Table:
             e.result = self._result(action, e.args, True, e)
         self.entries[k] = e
         self._index(e)
-        self.refresh()
+        if refresh:
+            self.refresh()
         return e
 
     def _index(self, e: Entry) -> None:
@@ -331,9 +336,8 @@ class Table:
                 self._by_plen[plen] = {}
                 self._sort_plens()
             self._by_plen[plen][key] = e
-        else:
-            self._ordered.append(e)
-            self._ordered.sort(key=lambda x: (-x.priority, x.seq))
+        else:  # priority order (larger first), then insertion order: one binary search
+            bisect.insort(self._ordered, e, key=_rank)
 
     def _sort_plens(self) -> None:
         w = self.widths[self.lpm_index]  # type: ignore[index]
@@ -355,8 +359,11 @@ class Table:
         else:
             self._ordered.remove(e)
 
-    def find(self, matches: Sequence[M.Match], priority: int | None = None) -> Entry:
-        ms = self.canonical(matches)
+    def find(
+        self, matches: Sequence[M.Match], priority: int | None = None, checked: bool = False
+    ) -> Entry:
+        """The entry with these matches (NotFound); `checked` as for `add`."""
+        ms = tuple(matches) if checked else self.canonical(matches)
         e = self.entries.get(self._entry_key(ms, priority or 0))
         if e is None:
             raise NotFound(f"no such entry in {self.name}")
@@ -387,13 +394,22 @@ class Table:
         self.refresh()
         return e
 
-    def delete(self, matches: Sequence[M.Match], priority: int | None = None) -> Entry:
-        e = self.find(matches, priority)
+    def delete(
+        self,
+        matches: Sequence[M.Match],
+        priority: int | None = None,
+        *,
+        checked: bool = False,
+        refresh: bool = True,
+    ) -> Entry:
+        """Remove an entry (NotFound); `checked` and `refresh` as for `add`."""
+        e = self.find(matches, priority, checked)
         if e.const:
             raise PermissionDenied(f"table {self.name} has constant entries")
         del self.entries[self._entry_key(e.matches, e.priority)]
         self._unindex(e)
-        self.refresh()
+        if refresh:
+            self.refresh()
         return e
 
     def clear(self) -> None:
@@ -433,6 +449,12 @@ class Table:
             ]
         for ce, prio in zip(entries, prios, strict=True):
             self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)
+
+
+def _rank(e: Entry) -> tuple[int, int]:
+    """Where an entry goes in a table searched in order: larger priority first, then
+    older first."""
+    return (-e.priority, e.seq)
 
 
 class _ExactResults(dict):  # type: ignore[type-arg]

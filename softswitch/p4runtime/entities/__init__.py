@@ -57,6 +57,10 @@ class EntityStore:
         self.pre = Pre(self)
         self.value_sets = ValueSets(self)
         self.digests = Digests(self)
+        # plain table entry INSERTs and DELETEs in one pass (fast_tables.py): False means
+        # "use write"; `settle()` must follow before packets run again
+        self.write_fast: Callable[[p4runtime_pb2.Update], bool] = self.tables.fast.write_update
+        self.settle: Callable[[], None] = self.tables.fast.settle
         self._writers: dict[str, Callable[[int, Any], None]] = {
             "table_entry": self.tables.write,
             "action_profile_member": self.profiles.write_member,

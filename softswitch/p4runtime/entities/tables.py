@@ -34,6 +34,7 @@ from ...engine import matches as M
 from ...engine.errors import NotFound, SwitchError
 from ...engine.tables import Entry, Table
 from .codec import Code, decode_action, decode_matches, encode_action, encode_matches, fail
+from .fast_tables import FastTables
 from .info import TableInfo
 from .profiles import OneShot
 
@@ -74,6 +75,7 @@ class Tables:
         self.extra: dict[Entry, _Extra] = {}  # Entry hashes by identity
         self.default_extra: dict[str, _Extra] = {}
         self.default_modified: set[str] = set()
+        self.fast = FastTables(self)  # plain INSERTs and DELETEs in one pass
 
     # ------------------------------------------------------------ lookup helpers
     def table(self, table_id: int, what: str = "table entry") -> tuple[TableInfo, Table]:
@@ -159,6 +161,8 @@ class Tables:
 
     # ------------------------------------------------------------ writes
     def write(self, utype: int, te: Any) -> None:
+        if self.fast.write(utype, te):
+            return
         if te.table_id == 0:
             raise fail(Code.INVALID_ARGUMENT, "table entry: table id missing")
         t, engine = self.table(te.table_id)
@@ -220,6 +224,10 @@ class Tables:
         self._set_meter(engine, e, meter)
         if te.controller_metadata or te.metadata or oneshot is not None:
             self.extra[e] = _Extra(te.controller_metadata, te.metadata, oneshot)
+
+    def remember(self, e: Entry, controller_metadata: int, metadata: bytes) -> None:
+        """Keep the cookies of a newly inserted entry (for reads)."""
+        self.extra[e] = _Extra(controller_metadata, metadata)
 
     def _modify(self, t: TableInfo, engine: Table, te: Any) -> None:
         matches, prio = self.key(t, te)
