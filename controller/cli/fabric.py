@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--poll-interval", type=float, default=1.0, metavar="S")
     q = p.add_argument_group(
-        "switch queues (softswitch only; BMv2: simple_switch_CLI on each switch's thrift port)"
+        "switch queues (BMv2: rate and depth set through simple_switch_CLI once programmed)"
     )
     q.add_argument(
         "--queue-rate",

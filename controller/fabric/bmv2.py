@@ -26,6 +26,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import subprocess
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -65,19 +67,83 @@ class Bmv2Run(FabricRun):
 
     cabled_targets = ("bmv2",)
 
-    def __init__(self, topology: Any, *, workdir: Path, tag: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        topology: Any,
+        *,
+        workdir: Path,
+        tag: str = "",
+        queue_rate: int | None = None,
+        queue_depth: int | None = None,
+        priority_queues: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """`queue_rate` (packets/s) and `queue_depth` (packets) of every egress port are
+        set with `simple_switch_CLI` on each switch's Thrift port once it is programmed
+        (and again after a restart); `priority_queues` is simple_switch_grpc's own option."""
         kwargs.setdefault("desired_state", fabric_desired_state_with_arp)
         super().__init__(topology, workdir=workdir, target="bmv2", **kwargs)
         self.tag = tag
+        self.queue_commands = "".join(
+            f"{cmd} {v}\n"
+            for cmd, v in (("set_queue_rate", queue_rate), ("set_queue_depth", queue_depth))
+            if v is not None
+        )
+        self.priority_queues = priority_queues
         self.veth_plan: VethPlan | None = None
         self.veths: VethNet | None = None
         self.tap: FrameTap | None = None
 
     def start(self, control: bool = True) -> None:
         reason = bmv2_unavailable()
+        if reason is None and self.queue_commands and shutil.which("simple_switch_CLI") is None:
+            reason = "queue rates on BMv2 need simple_switch_CLI on PATH"
         if reason is not None:
             raise ValueError(reason)
         super().start(control)
+        try:
+            for name in self.handles:
+                self.set_queues(name)
+        except BaseException:
+            self.stop()
+            raise
+
+    def set_queues(self, name: str) -> None:
+        """Apply the run's queue rate and depth to switch `name` (simple_switch_CLI)."""
+        if not self.queue_commands:
+            return
+        h = self.handles[name]
+        cli = shutil.which("simple_switch_CLI") or "simple_switch_CLI"
+        done = subprocess.run(
+            [cli, "--thrift-port", str(h.thrift_port)],
+            input=self.queue_commands,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode != 0 or "Error" in done.stdout:
+            raise RuntimeError(
+                f"{name}: simple_switch_CLI on thrift port {h.thrift_port}: "
+                f"{(done.stderr or done.stdout).strip()[-300:]}"
+            )
+
+    def restart_switch(self, name: str) -> int:
+        """FabricRun's restart; the queue settings again once the watcher restored it."""
+        assert self.sessions is not None
+        before = self.sessions[name].counts.restores
+        pid = super().restart_switch(name)
+        if self.queue_commands:
+
+            def again() -> None:
+                assert self.sessions is not None
+                if self.sessions.wait_restored(name, before, 120.0):
+                    try:
+                        self.set_queues(name)
+                    except RuntimeError as e:
+                        log.warning("%s", e)
+
+            threading.Thread(target=again, name=f"queues-{name}", daemon=True).start()
+        return pid
 
     def start_processes(self) -> None:
         """Veth pairs and namespaces first, the collector's tap, then the switches."""
@@ -93,7 +159,10 @@ class Bmv2Run(FabricRun):
     def spec(self, name: str) -> SwitchSpec:
         """FabricRun's spec on this switch's veths (a free Thrift port at each start)."""
         assert self.veth_plan is not None
-        return replace(super().spec(name), ports=self.veth_plan.switch_ports[name])
+        spec = replace(super().spec(name), ports=self.veth_plan.switch_ports[name])
+        if self.priority_queues is not None:
+            spec = replace(spec, target_args=("--priority-queues", str(self.priority_queues)))
+        return spec
 
     def host_states(self) -> tuple[HostState, ...]:
         assert self.veth_plan is not None

@@ -39,24 +39,28 @@ def run_up(args: argparse.Namespace) -> int:
         ("--queue-depth", args.queue_depth),
         ("--priority-queues", args.priority_queues),
     )
-    switch_args = tuple(str(x) for flag, v in queues if v is not None for x in (flag, v))
-    if switch_args and args.target == "bmv2":
-        print(
-            "sprayfabric: error: --queue-rate/--queue-depth/--priority-queues are softswitch "
-            "options; on BMv2 use simple_switch_CLI on each switch's thrift port",
-            file=sys.stderr,
-        )
-        return 1
-    common["switch_args"] = switch_args
     run: FabricRun
     if args.target == "bmv2":
         reason = bmv2_unavailable()
         if reason is not None:
             print(f"sprayfabric: error: {reason}", file=sys.stderr)
             return 1
-        run = Bmv2Run(topo, **common)
+        run = Bmv2Run(
+            topo,
+            queue_rate=args.queue_rate,
+            queue_depth=args.queue_depth,
+            priority_queues=args.priority_queues,
+            **common,
+        )
     else:
-        run = FabricRun(topo, desired_state=fabric_desired_state, target=args.target, **common)
+        switch_args = tuple(str(x) for flag, v in queues if v is not None for x in (flag, v))
+        run = FabricRun(
+            topo,
+            desired_state=fabric_desired_state,
+            target=args.target,
+            switch_args=switch_args,
+            **common,
+        )
     t0 = time.perf_counter()
     try:
         run.start()

@@ -185,3 +185,35 @@ def test_veths_left_by_a_dead_run_are_removed_and_foreign_names_refused(tmp_path
         first.remove()
         for n in names:
             subprocess.run(["ip", "link", "del", n], capture_output=True, check=False)
+
+
+@pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
+@pytest.mark.skipif(shutil.which("simple_switch_CLI") is None, reason="needs simple_switch_CLI")
+def test_bmv2_queue_rate_makes_queues_marks_and_trims(tmp_path: Path) -> None:
+    """Egress ports slowed to 200 packets/s through simple_switch_CLI: 1,000 packets/s of
+    ECN-capable RoCEv2 from h1 to h4 fill leaf1's uplinks, so the data plane marks, trims
+    and sends CNPs."""
+    run = Bmv2Run(
+        load_topology(TOPO),
+        workdir=tmp_path,
+        tag=f"q{os.getpid() % 10000}",
+        fixed_addresses=False,
+        policy=load_policy(ROOT / "topologies" / "policy-default.yaml"),
+        queue_rate=200,
+        priority_queues=2,
+    )
+    try:
+        run.start(control=False)
+        hosts = {h.name: h for h in run.host_states()}
+        r = send(hosts["h1"], hosts["h4"], 800, flows=8, roce=True, ecn=True, rate_pps=1000)
+        assert r.ce_marked > 0 and r.trimmed > 0, r
+        assert run.sessions is not None
+        s = run.sessions["leaf1"].session
+        assert s is not None
+        from controller.telemetry import poll_counters
+
+        snap = poll_counters(s, "leaf1", [1, 3, 4], members=False)
+        assert snap.ecn_marked[3].packets + snap.ecn_marked[4].packets > 0
+        assert snap.cnp[1].packets > 0  # toward the sender
+    finally:
+        run.stop()
