@@ -4,13 +4,21 @@
    1,000 prefixes, 64-byte UDP frames. In-process: `Switch.process` in a loop. Process:
    `softswitch prog.json -i 1@p1 -i 2@p2 --use-files W` replays p1_in.pcap into port 1 and
    writes p2_out.pcap; the entries go in over P4Runtime during the wait, and the switch
-   reports how long the replay took.
-2. P4Runtime writes: 4,000 LPM entries in WriteRequests of 1,000 from one client, to an
-   in-process server and to the `softswitch` process.
-3. Start-up: seconds from starting `softswitch prog.json` to its "softswitch ready" line.
+   reports how long the replay took. As root, also over AF_PACKET: a veth pair on each
+   port in a network namespace this benchmark makes and deletes; this process sends the
+   frames into port 1 as fast as it can and counts them out of port 2.
+2. P4Runtime writes: 4,000 LPM entries in WriteRequests of 1,000 from one client (this
+   process, upb protobuf), to an in-process server, to the `softswitch` process and, when
+   `simple_switch_grpc` and `p4c-bm2-ss` are on PATH, to BMv2's server (PI) with the same
+   program compiled by p4c. Each figure is the best of three rounds after a warm-up round.
+3. Start-up: seconds (wall clock and CPU) from starting `softswitch prog.json` to its
+   "softswitch ready" line, with the program compiled earlier (in the program cache) and
+   with an empty program cache, as a user's Python runs it (with its bytecode cache: the
+   first start, which fills the caches, is not counted).
 
-Run: `python -m bench.process_bench [--packets N]`. Every figure is the best of a few runs
-(the machine is shared; the best run is the one least disturbed).
+Packets per CPU second are the steadier figure on a shared machine: they divide by the
+CPU time the switch itself used. Run: `python -m bench.process_bench [--packets N]`.
+Every figure is the best of `--runs` runs (the best run is the one least disturbed).
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,10 +103,19 @@ def lpm_updates(info: p4runtime_pb2.P4Info) -> list[p4runtime_pb2.Update]:  # ty
     return out
 
 
+def write_routes(address: str) -> None:
+    """The benchmark's 1,000 routes, written to the switch at `address`."""
+    info = p4info_for(compile_file(PROGRAM))
+    stub, requests, channel, _stream = prb.connect(address)
+    req = p4runtime_pb2.WriteRequest(device_id=0, updates=lpm_updates(info))
+    req.election_id.low = 1
+    stub.Write(req)
+    requests.put(None)
+    channel.close()  # type: ignore[attr-defined]
+
+
 def process_replay(n: int, workdir: Path) -> tuple[float, float]:
     """(packets per second, packets per CPU second of the switch process)."""
-    compiled = compile_file(PROGRAM)
-    info = p4info_for(compiled)
     config = workdir / "prog.json"
     config.write_bytes(make_device_config(PROGRAM, [], {}))
     fs = frames()
@@ -113,12 +131,7 @@ def process_replay(n: int, workdir: Path) -> tuple[float, float]:
     )
     with SwitchProcess(spec) as sp:
         sp.wait_ready(timeout=60)
-        stub, requests, channel, _stream = prb.connect(sp.grpc_addr)
-        req = p4runtime_pb2.WriteRequest(device_id=0, updates=lpm_updates(info))
-        req.election_id.low = 1
-        stub.Write(req)
-        requests.put(None)
-        channel.close()
+        write_routes(sp.grpc_addr)
         c0 = _cpu_s(sp.pid)  # the replay starts 3 s after start-up: after this
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
@@ -132,41 +145,148 @@ def process_replay(n: int, workdir: Path) -> tuple[float, float]:
     raise RuntimeError("the switch did not report the end of the replay")
 
 
+def afpacket(n: int) -> tuple[float, float] | str:
+    """(packets forwarded per second, per CPU second of the switch process) over veth
+    pairs in a namespace of our own; a reason string when that cannot run here."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "needs root"
+    if shutil.which("ip") is None:
+        return "needs iproute2"
+    from softswitch.ports import RawSocketPort
+
+    ns = f"sswp{os.getpid()}"
+    run = lambda *a: subprocess.run(["ip", *a], check=True, capture_output=True)  # noqa: E731
+    hosts: list[RawSocketPort] = []
+    try:
+        try:
+            run("netns", "add", ns)
+            run("-n", ns, "link", "set", "lo", "up")
+            for a, b in ((f"{ns}h1", f"{ns}s1"), (f"{ns}s2", f"{ns}h2")):
+                run("-n", ns, "link", "add", a, "type", "veth", "peer", "name", b)
+                run("-n", ns, "link", "set", a, "up")
+                run("-n", ns, "link", "set", b, "up")
+        except (OSError, subprocess.CalledProcessError) as e:
+            return f"cannot make veths here ({e})"
+        config = Path(tempfile.mkdtemp(prefix="ssw-afp-")) / "prog.json"
+        config.write_bytes(make_device_config(PROGRAM, [], {}))
+        spec = SwitchSpec(
+            config=config, ports=((1, f"{ns}s1"), (2, f"{ns}s2")), cpu_port=None, netns=ns
+        )
+        with SwitchProcess(spec) as sp:
+            sp.wait_ready(timeout=60)
+            client = f"from bench.process_bench import write_routes; write_routes({sp.grpc_addr!r})"
+            subprocess.run(  # a client inside the namespace, where the switch listens
+                ["ip", "netns", "exec", ns, sys.executable, "-c", client],
+                check=True,
+                cwd=Path(__file__).resolve().parents[1],
+                timeout=120,
+            )
+            h1 = RawSocketPort(f"{ns}h1", netns=ns)
+            h2 = RawSocketPort(f"{ns}h2", netns=ns)
+            hosts += [h1, h2]
+            got = 0
+            done = threading.Event()
+
+            def receive() -> None:
+                nonlocal got
+                while not done.is_set() or h2.recv(0) is not None:
+                    f = h2.recv(0.2)
+                    if f is not None and len(f) == 64:
+                        got += 1
+
+            rx = threading.Thread(target=receive, daemon=True)
+            rx.start()
+            fs = frames()
+            c0, t0 = _cpu_s(sp.pid), time.perf_counter()
+            sent = 0
+            while sent < n:
+                try:
+                    h1.send(fs[sent % FLOWS])
+                    sent += 1
+                except OSError:  # the veth queue is full: let the switch catch up
+                    time.sleep(0.0005)
+            while True:  # until the switch has forwarded what it will
+                before = got
+                time.sleep(0.3)
+                if got == before:
+                    break
+            dt, dc = time.perf_counter() - t0 - 0.3, _cpu_s(sp.pid) - c0
+            done.set()
+            rx.join()
+            if got < n * 0.5:
+                return f"only {got} of {n} frames came out"
+            return got / dt, got / max(dc, 1e-9)
+    finally:
+        for h in hosts:
+            h.close()
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 # ---------------------------------------------------------------- writes
 def process_writes(batch: int) -> float:
     with SwitchProcess(SwitchSpec(config=None, cpu_port=None)) as sp:
         sp.wait_ready(timeout=60)
-        return prb.run(batch, 4000, address=sp.grpc_addr)
+        return prb.run(batch, 4000, address=sp.grpc_addr, rounds=3)
+
+
+def bmv2_writes(workdir: Path) -> float | str:
+    """BMv2's server (PI) on the same program compiled by p4c; a reason when not here."""
+    if shutil.which("simple_switch_grpc") is None or shutil.which("p4c-bm2-ss") is None:
+        return "simple_switch_grpc and p4c-bm2-ss are not on PATH"
+    from controller.targets.tools import compile_program
+    from softswitch.p4info import read_p4info
+
+    built = compile_program(PROGRAM, workdir / "bmv2", "bmv2")
+    pipeline = (read_p4info(built.p4info), built.device_config.read_bytes())
+    with SwitchProcess(SwitchSpec(target="bmv2", config=None, cpu_port=None)) as sp:
+        sp.wait_ready(timeout=60)
+        return prb.run(1000, 4000, address=sp.grpc_addr, pipeline=pipeline, rounds=3)
 
 
 # ---------------------------------------------------------------- start-up
-def start_up(workdir: Path) -> float:
-    config = workdir / "prog.json"
-    config.write_bytes(make_device_config(PROGRAM, [], {}))
+def start_up(config: Path, cache_dir: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) from starting `softswitch prog.json` to its ready line."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["SOFTSWITCH_CACHE_DIR"] = str(cache_dir)
+    cmd = [sys.executable, "-m", "softswitch.cli", str(config)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "softswitch.cli",
-            str(config),
-            "--",
-            "--grpc-server-addr",
-            "127.0.0.1:0",
-        ],
+        [*cmd, "--", "--grpc-server-addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        env=env,
     )
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
             if line.startswith("softswitch ready"):
-                return time.perf_counter() - t0
+                return time.perf_counter() - t0, _cpu_s(proc.pid)
         raise RuntimeError("softswitch ended before it was ready")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def start_ups(workdir: Path, runs: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Best start-up (wall, CPU) with the program cached, then with it compiled at start
+    (an empty program cache; the grammar analysis, cached separately, is kept)."""
+    from softswitch.program_cache import cache_dir
+
+    config = workdir / "prog.json"
+    config.write_bytes(make_device_config(PROGRAM, [], {}))
+    cold = workdir / "cold-cache"
+    cold.mkdir(exist_ok=True)
+    for grammar in cache_dir().glob("p4_16-*.lark"):
+        shutil.copy(grammar, cold)
+    start_up(config, cache_dir())  # fills the caches: not counted
+    cached = min((start_up(config, cache_dir()) for _ in range(runs)), key=lambda r: r[1])
+    compiled = []
+    for _ in range(runs):
+        for entry in cold.glob("program-*"):
+            entry.unlink()
+        compiled.append(start_up(config, cold))
+    return cached, min(compiled, key=lambda r: r[1])
 
 
 def main() -> None:
@@ -178,19 +298,37 @@ def main() -> None:
         work = Path(tmp)
         inproc = max(in_process(args.packets) for _ in range(args.runs))
         proc = max(process_replay(args.packets, work) for _ in range(args.runs))
-        print(f"{'ipv4_lpm.p4, 64-byte frames':<44} {'packets/s':>11} {'per CPU-s':>11}")
+        raw = afpacket(args.packets)
+        head = f"{'ipv4_lpm.p4, 64-byte frames':<44} {'packets/s':>11} {'per CPU-s':>11}"
+        print(f"{head}  (of in-process)")
         print(f"{'in-process (Switch.process)':<44} {inproc[0]:>11,.0f} {inproc[1]:>11,.0f}")
         print(
             f"{'softswitch process, --use-files':<44} {proc[0]:>11,.0f} {proc[1]:>11,.0f}"
             f"  ({proc[0] / inproc[0]:.0%} / {proc[1] / inproc[1]:.0%})"
         )
-        wi = max(prb.run(1000, 4000) for _ in range(args.runs))
+        if isinstance(raw, str):
+            print(f"{'softswitch process, AF_PACKET over veth':<44} skipped: {raw}")
+        else:
+            print(
+                f"{'softswitch process, AF_PACKET over veth':<44} {raw[0]:>11,.0f} "
+                f"{raw[1]:>11,.0f}  ({raw[0] / inproc[0]:.0%} / {raw[1] / inproc[1]:.0%})"
+            )
+        print(f"\n{'P4Runtime Write, 4,000 LPM entries / 1,000':<44} {'entries/s':>11}")
+        wi = max(prb.run(1000, 4000, rounds=3) for _ in range(args.runs))
         wp = max(process_writes(1000) for _ in range(args.runs))
-        print(f"{'P4Runtime Write, 4,000 LPM entries / 1,000':<44} {'entries/s':>11}")
+        bm = bmv2_writes(work)
         print(f"{'in-process server':<44} {wi:>11,.0f}")
-        print(f"{'softswitch process':<44} {wp:>11,.0f}  ({wp / wi:.0%})")
-        up = min(start_up(work) for _ in range(args.runs))
-        print(f"{'start-up to ready (softswitch prog.json)':<44} {up:>10.2f} s", flush=True)
+        print(f"{'softswitch process':<44} {wp:>11,.0f}")
+        if isinstance(bm, str):
+            print(f"{'BMv2 simple_switch_grpc':<44} skipped: {bm}")
+        else:
+            print(f"{'BMv2 simple_switch_grpc':<44} {bm:>11,.0f}  (softswitch: {wp / bm:.0%})")
+        cached, compiled = start_ups(work, args.runs)
+        print(f"\n{'start-up to ready (softswitch prog.json)':<44} {'wall s':>11} {'CPU s':>11}")
+        print(f"{'program in the cache':<44} {cached[0]:>11.2f} {cached[1]:>11.2f}")
+        print(
+            f"{'program compiled (empty program cache)':<44} {compiled[0]:>11.2f} {compiled[1]:>11.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -225,15 +225,22 @@ def _replay(runtime: Any, inputs: dict[int, Path], wait_s: float, stop: threadin
     if stop.wait(wait_s):
         return
     n = 0
+
+    def frames() -> Any:
+        nonlocal n
+        for item in merge_pcaps(inputs):
+            if not n & 255 and stop.is_set():
+                return
+            n += 1
+            yield item
+
     t0 = time.perf_counter()
     try:
-        for port, data in merge_pcaps(inputs):
-            if stop.is_set():
-                return
-            runtime.inject(port, data)
-            n += 1
+        runtime.inject_many(frames())  # the lock is taken once per chunk of frames
     except (OSError, PcapError) as e:
         log.error("reading the input pcap files: %s", e)
+    if stop.is_set():
+        return
     dt = time.perf_counter() - t0
     rate = f", {n / dt:,.0f} packets/s" if dt > 0 else ""
     _say(f"Replayed {n} packets from the input files in {dt:.3f} s{rate}")

@@ -187,6 +187,13 @@ LINKTYPE_ETHERNET = 1
 
 def read_pcap(path: str | Path) -> Iterator[PcapRecord]:
     """The frames of a classic pcap file (micro- or nanosecond, either byte order)."""
+    for ts_ns, data in _pcap_frames(path):
+        yield PcapRecord(ts_ns, data)
+
+
+def _pcap_frames(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """`read_pcap` as (nanoseconds, frame) pairs: what a replay needs, without a record
+    object per frame."""
     with open(path, "rb") as f:
         head = f.read(24)
         if len(head) < 24:
@@ -206,7 +213,7 @@ def read_pcap(path: str | Path) -> Iterator[PcapRecord]:
             data = f.read(incl)
             if len(data) < incl:
                 return  # a truncated last record, as a capture cut short leaves it
-            yield PcapRecord(sec * 1_000_000_000 + frac * unit, data)
+            yield sec * 1_000_000_000 + frac * unit, data
 
 
 _RECORD = struct.Struct("<IIII")  # pcap record header: seconds, microseconds, lengths
@@ -226,13 +233,17 @@ class PcapWriter:
         self.count = 0
 
     def write(self, data: bytes, ts_ns: int | None = None) -> None:
-        if self._f is None:
+        f = self._f
+        if f is None:
             raise OSError(f"{self.path} is closed")
-        t = time.time_ns() if ts_ns is None else ts_ns
-        cut = data[: self.snaplen]
-        sec, ns = divmod(t, 1_000_000_000)
-        self._f.write(_RECORD.pack(sec, ns // 1000, len(cut), len(data)))
-        self._f.write(cut)
+        sec, ns = divmod(time.time_ns() if ts_ns is None else ts_ns, 1_000_000_000)
+        n = len(data)
+        if n > self.snaplen:
+            f.write(_RECORD.pack(sec, ns // 1000, self.snaplen, n))
+            f.write(data[: self.snaplen])
+        else:
+            f.write(_RECORD.pack(sec, ns // 1000, n, n))
+            f.write(data)
         self.count += 1
 
     def flush(self) -> None:
@@ -279,11 +290,17 @@ class PcapFilePort:
 def merge_pcaps(inputs: Mapping[int, str | Path]) -> Iterator[tuple[int, bytes]]:
     """(port, frame) for every frame of every port's input file, the earliest timestamp
     first (ties: the port listed first, then file order), like BMv2's pcap reader."""
+    if len(inputs) == 1:  # nothing to merge
+        ((port, path),) = inputs.items()
+        for _ts, data in _pcap_frames(path):
+            yield port, data
+        return
     order = {port: i for i, port in enumerate(inputs)}
 
     def keyed(port: int, path: str | Path) -> Iterator[tuple[int, int, int, int, bytes]]:
-        for seq, rec in enumerate(read_pcap(path)):
-            yield rec.ts_ns, order[port], seq, port, rec.data
+        i = order[port]
+        for seq, (ts_ns, data) in enumerate(_pcap_frames(path)):
+            yield ts_ns, i, seq, port, data
 
     for _ts, _i, _seq, port, data in heapq.merge(*(keyed(p, f) for p, f in inputs.items())):
         yield port, data
@@ -475,6 +492,26 @@ class RawSocketPort:
             frame = self._decode(raw, anc)
             if frame is not None:
                 return frame
+
+    def recv_burst(self, timeout: float | None, limit: int) -> list[bytes]:
+        """Up to `limit` frames: the first as `recv` waits for it (none after `timeout`),
+        then those already queued, without waiting (one lock hand-off for a burst)."""
+        first = self.recv(timeout)
+        if first is None:
+            return []
+        out = [first]
+        recvmsg, decode = self._sock.recvmsg, self._decode
+        while len(out) < limit:
+            try:
+                raw, anc, _flags, addr = recvmsg(65536 + _VNET.size, _AUX_SPACE)
+            except OSError:  # nothing queued (or closed: the next recv says so)
+                break
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            frame = decode(raw, anc)
+            if frame is not None:
+                out.append(frame)
+        return out
 
     def _wait(self, timeout: float | None) -> bool:
         """Block until a frame may be readable; True when the port was closed meanwhile."""

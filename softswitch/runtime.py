@@ -23,8 +23,9 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import islice
 from typing import cast
 
 from .clock import Clock, SimClock, WallClock
@@ -38,6 +39,7 @@ log = logging.getLogger("softswitch.runtime")
 _PENDING_MAX = 1 << 20  # driven-mode outputs kept for the next step() call
 _IDLE_WAIT_S = 0.5  # the scheduler rechecks this often even when nothing wakes it
 _FLUSH_S = 0.2  # buffered port output (pcap files) reaches the disk this often
+_BURST = 64  # frames a receive thread takes from a port at once
 
 
 @dataclass(slots=True)
@@ -205,6 +207,44 @@ class SwitchRuntime:
         if cpu or digests:
             self._notify(cpu, digests)
 
+    def inject_many(self, frames: Iterable[tuple[int, bytes]], chunk: int = 64) -> int:
+        """`inject` for a stream of (port, frame) pairs, in order; returns how many were
+        taken. The lock is taken once per `chunk` frames (a replay or a burst from a port
+        pays one lock hand-off per chunk, and P4Runtime waits at most one chunk); CPU and
+        digest listeners are called after each chunk, outside the lock."""
+        it = iter(frames)
+        taken = 0
+        stats = self.stats
+        while True:
+            batch = list(islice(it, chunk))
+            if not batch:
+                return taken
+            taken += len(batch)
+            cpu: list[bytes] = []
+            digests: list[Digest] = []
+            with self.lock:
+                sw = self.switch
+                if sw is None:
+                    stats.no_pipeline += len(batch)
+                    continue
+                receive = sw.receive
+                for port, data in batch:
+                    stats.rx += 1
+                    try:
+                        outs = receive(port, data)
+                    except Exception:
+                        stats.errors += 1
+                        log.exception("port %d: processing a %d-byte frame failed", port, len(data))
+                        continue
+                    if outs or sw.digests:
+                        c, d = self._deliver(sw, outs)
+                        cpu += c
+                        digests += d
+                if self._running and sw.tm.configured and sw.tm.next_time() is not None:
+                    self._wake.notify()
+            if cpu or digests:
+                self._notify(cpu, digests)
+
     def step(self, until_us: float) -> list[Output]:
         """Driven mode: serve the queues up to `until_us` (a SimClock moves there), deliver
         the outputs and return them (with a SimClock, also those sent since the last step)."""
@@ -284,10 +324,18 @@ class SwitchRuntime:
         t.start()
 
     def _receive(self, port_no: int, port: Port) -> None:
+        """One port's receive loop. A port with `recv_burst` (AF_PACKET) hands over what
+        has queued up since the last call, injected under one hold of the lock."""
         stopping = self._stopping
         inject = self.inject
+        burst = getattr(port, "recv_burst", None)
         while not stopping.is_set():
             try:
+                if burst is not None:
+                    frames = burst(0.25, _BURST)
+                    if frames and self.ports.get(port_no) is port:
+                        self.inject_many([(port_no, f) for f in frames], _BURST)
+                    continue
                 data = port.recv(0.25)
             except PortClosed:
                 return

@@ -219,3 +219,42 @@ def test_queue_settings_at_run_time_survive_a_reload() -> None:
     assert rt.queue_occupancy(2) == 2  # one in service, two waiting
     rt.load(compile_text(src, "q.p4"))
     assert rt.switch is not None and 2 in rt.switch.tm.shaped
+
+
+def test_inject_many_gives_what_inject_gives_frame_by_frame() -> None:
+    """A stream injected in chunks: the same outputs in the same order, digests and CPU
+    frames delivered outside the lock after their chunk, frames before a pipeline and
+    frames whose processing raised counted."""
+    stream = [
+        (1 + i % 3, frame([2, 3, CPU][i % 3], kind=0xD1 if i % 5 == 0 else 0, val=i))
+        for i in range(150)
+    ]
+
+    def run(many: bool) -> tuple[list[bytes], list[bytes], list[tuple[int, bool]], int]:
+        rt = SwitchRuntime(cpu_port=CPU)
+        rt.load(compiled())
+        out = QueuePort("p2")
+        rt.add_port(2, out)
+        rt.add_port(3, out)
+        cpu: list[bytes] = []
+        digests: list[tuple[int, bool]] = []
+        rt.add_cpu_listener(cpu.append)
+        rt.add_digest_listener(
+            lambda d: digests.append((d.data.val, rt.lock._is_owned()))  # type: ignore[attr-defined]
+        )
+        if many:
+            assert rt.inject_many(stream, chunk=16) == len(stream)
+        else:
+            for port, data in stream:
+                rt.inject(port, data)
+        return out.take_all(), cpu, digests, rt.stats.rx
+
+    assert run(True) == run(False)
+    sent, cpu, digests, rx = run(True)
+    assert len(sent) == 100 and len(cpu) == 50 and rx == 150
+    assert [val for val, _ in digests] == list(range(0, 150, 5))
+    assert not any(locked for _, locked in digests)
+
+    idle = SwitchRuntime()
+    assert idle.inject_many(stream[:10]) == 10
+    assert idle.stats.no_pipeline == 10
