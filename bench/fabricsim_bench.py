@@ -37,7 +37,10 @@ PROFILE_GROUPS = (
         "softswitch/v1model/switch.py (pass set-up, serve, egress)",
         lambda f: f.endswith("softswitch/v1model/switch.py"),
     ),
-    ("softswitch/v1model/tm.py (queue scans)", lambda f: f.endswith("softswitch/v1model/tm.py")),
+    (
+        "softswitch/v1model/tm.py (traffic manager)",
+        lambda f: f.endswith("softswitch/v1model/tm.py"),
+    ),
     ("softswitch engine runtime, tables, hashes, externs", lambda f: "/softswitch/" in f),
     ("Python built-ins called from the above", lambda f: f == "~"),
     ("fabricsim itself (events, switch/host nodes, links, frames)", lambda f: "/fabricsim/" in f),

@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flow-bytes", type=int, default=600_000, help="permutation flow size")
     ap.add_argument("--incast-bytes", type=int, default=300_000, help="each incast sender's bytes")
     ap.add_argument(
-        "--in-order-bytes", type=int, default=200_000, help="flow size with in-order receivers"
+        "--in-order-bytes", type=int, default=100_000, help="flow size with in-order receivers"
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--processes", type=int, default=2)
