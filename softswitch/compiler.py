@@ -8,6 +8,7 @@ from pathlib import Path
 from .codegen import Architecture, compile_program
 from .frontend import ast as A
 from .frontend.errors import P4Error
+from .frontend.flowcheck import check_flow
 from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, preprocess, preprocess_text
 from .program_info import CompiledProgram
@@ -52,6 +53,8 @@ def compile_preprocessed(pre: Preprocessed, name: str, trace: bool = False) -> C
 
     program = parse_text(pre.text, name, locate)
     compiled = compile_program(program, architecture_for(program), trace=trace)
+    # p4c's uninitialised-use and invalid-header warnings (the program is valid by now)
+    compiled.warnings.extend(str(w) for w in check_flow(program))
     compiled.name = name
     return compiled
 
