@@ -26,6 +26,12 @@ typedef bit<8>   drop_reason_t;
 #define CPU_PORT 255
 #endif
 
+// The egress queue data packets wait in: v1model's default priority, the lowest.
+// Trimmed packets may be sent to a higher one (trim_config); port_queue_depth
+// records this queue only, the backlog trimming, CNPs and adaptive balancing
+// act on.
+const bit<3> DATA_QUEUE_PRIORITY = 0;
+
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_IPV6 = 0x86dd;
 const bit<16> ETHERTYPE_ARP  = 0x0806;

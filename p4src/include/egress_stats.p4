@@ -1,8 +1,10 @@
 // egress_stats.p4 -- EgressStats: transmit counters and the queue record.
 //
-// Every packet leaving a port writes that port's queue depth into
-// port_queue_depth (queue_state.p4), which ingress reads for adaptive load
-// balancing, trimming and CNPs.
+// Every packet leaving a port from its data queue writes that queue's depth
+// into port_queue_depth (queue_state.p4), which ingress reads for adaptive load
+// balancing, trimming and CNPs. Packets leaving from a priority queue (trimmed
+// ones) do not: that queue's depth, near 0 while a burst is being trimmed,
+// would hide the data backlog and stop the trimming and CNPs it triggers.
 
 #ifndef __FABRIC_EGRESS_STATS__
 #define __FABRIC_EGRESS_STATS__
@@ -14,8 +16,10 @@ control EgressStats(inout local_metadata_t meta,
 
     apply {
         egress_port_counter.count((bit<32>)standard_metadata.egress_port);
-        port_queue_depth.write((bit<32>)standard_metadata.egress_port,
-                               (bit<32>)standard_metadata.deq_qdepth);
+        if (standard_metadata.priority == DATA_QUEUE_PRIORITY) {
+            port_queue_depth.write((bit<32>)standard_metadata.egress_port,
+                                   (bit<32>)standard_metadata.deq_qdepth);
+        }
     }
 }
 

@@ -116,3 +116,21 @@ class TrimTcpTest(CongestionTest):
         exp = trim(route(data, ROUTER_MAC, next_hop_mac(DATA_PORT)), 8)
         self.assertEqual(len(exp) - 14, 40)
         self.expect_next(DATA_PORT, exp)
+
+
+class TrimBurstKeepsDepthTest(CongestionTest):
+    """Trimmed packets leave from the priority queue, whose depth says nothing of the data
+    queue: they must not overwrite the depth trimming and CNPs read. Three packets in a
+    row toward the same backlog are all trimmed, and after each has left the recorded
+    depth is still the data queue's (above the threshold), not the priority queue's 0."""
+
+    def runTest(self) -> None:
+        self.congest(DATA_PORT, backlog=20)  # port_queue_depth 18, falling 4 per second
+        self.set_trim(DATA_PORT, threshold=4, dscp=8, priority=1)
+        before = self.counter("trimmed_counter", DATA_PORT)
+        for psn in range(3):
+            data = roce_packet(qp=0x42, psn=psn, ident=psn, ecn=2, payload=bytes(500))
+            self.send(HOST_PORT, data)
+            self.expect_next(DATA_PORT, trim(route(data, ROUTER_MAC, next_hop_mac(DATA_PORT)), 8))
+            self.assertGreater(self.queue_depth_seen(DATA_PORT), 4)
+        self.assertEqual(self.counter("trimmed_counter", DATA_PORT) - before, 3)
