@@ -66,10 +66,14 @@ def test_every_packet_is_delivered_dropped_or_trimmed_and_counted(program: Compi
     assert switch_drops == r["drops_by_cause"]["queue_full"] + sum(
         r["drops_by_cause"]["pipeline"].values()
     )
-    # trimmed packets reached their hosts as trimmed (data) or short ACKs
+    # trimmed packets reached their hosts as trimmed (data) or short ACKs, or were tail
+    # dropped in the priority queue: while a burst is trimmed the data queue's depth stays
+    # recorded, so every packet toward it is trimmed, and the traffic manager holds a
+    # trimmed packet at the length it was queued with (it is cut at deparse, as on BMv2)
     trimmed_data = sum(rv.trimmed for h in net.hosts.values() for rv in h.receivers.values())
     short_acks = sum(h.acks_lost for h in net.hosts.values())
-    assert trimmed_data + short_acks == r["trims"]
+    arrived = trimmed_data + short_acks
+    assert 0 < arrived <= r["trims"] <= arrived + r["drops_by_cause"]["queue_full"]
 
 
 def test_link_failure_mid_run_recovers_without_lasting_blackhole(program: CompiledProgram) -> None:
