@@ -209,7 +209,7 @@ class TrafficManager:
             heads = self._heads
             if heads:
                 # the earliest head; ties go to the lowest port number
-                self._next, self._next_port = min(zip(heads.values(), heads.keys()))
+                self._next, self._next_port = min(zip(heads.values(), heads.keys(), strict=True))
             else:
                 self._next = None
             self._dirty = False
