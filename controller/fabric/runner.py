@@ -33,6 +33,7 @@ from ..lb import DEFAULT_P4SRC, FabricConstants
 from ..p4info import load_p4info
 from ..targets import (
     CompiledProgram,
+    ProcessLedger,
     SwitchProcess,
     SwitchSpec,
     compile_program,
@@ -106,6 +107,15 @@ class FabricRun:
         self.timings: dict[str, float] = {}  # seconds per start-up step
         self.first_sync: dict[str, Any] = {}
         self.respawns: dict[str, int] = {}  # switch processes started again after exiting
+        # every switch process this run started, on disk (`switches.json`), so the next run
+        # here stops them if this one is killed outright; what that next run stopped
+        self.ledger: ProcessLedger | None = None
+        self.leftovers_stopped: list[str] = []
+
+    @property
+    def ledger_file(self) -> Path:
+        """The record of this run's switch processes (`controller.targets.ProcessLedger`)."""
+        return self.workdir / "switches.json"
 
     @property
     def state_file(self) -> Path:
@@ -129,6 +139,17 @@ class FabricRun:
                 f"target {self.target}: this runner cables {', '.join(self.cabled_targets)} "
                 "switches only (BMv2 fabrics: controller.fabric.bmv2.Bmv2Run)"
             )
+        ledger = ProcessLedger(self.ledger_file)
+        # a run killed outright left its switches running (holding their ports): stop
+        # those that are still the processes it recorded; LedgerBusy if it still runs
+        self.leftovers_stopped = [r.describe() for r in ledger.claim()]
+        if self.leftovers_stopped:
+            log.warning(
+                "stopped %d switch processes a fabric that ended without stopping left running: %s",
+                len(self.leftovers_stopped),
+                ", ".join(self.leftovers_stopped),
+            )
+        self.ledger = ledger
         try:
             self.program = compile_program(
                 DEFAULT_P4SRC / "fabric.p4",
@@ -200,16 +221,30 @@ class FabricRun:
         (fabricnet's Mininet run: one process per Mininet node, on its veths)."""
         assert self.wiring is not None
         for name in self.wiring.switches:  # all start at once, then wait for each
-            self.handles[name] = SwitchProcess(self.spec(name)).start()
+            self.handles[name] = self.launch(name)
         for h in self.handles.values():
             h.wait_ready(60.0)
+
+    def launch(self, name: str) -> SwitchProcess:
+        """Start switch `name`'s process (not yet ready) and record it in the ledger."""
+        h = SwitchProcess(self.spec(name)).start()
+        if self.ledger is not None:
+            self.ledger.add(name, h.pid, h.command())
+        return h
+
+    def stop_switch(self, name: str) -> None:
+        """Stop switch `name`'s process by PID (the ledger forgets it once it ended)."""
+        h = self.handles[name]
+        h.stop()
+        if self.ledger is not None and h.proc is not None:
+            self.ledger.discard(h.pid)
 
     def restart_switch(self, name: str) -> int:
         """Stop switch `name` by PID and start it again, empty, on the same address and
         cables (the watcher restores it); the new PID."""
         with self.lock:
-            self.handles[name].stop()
-            h = self.handles[name] = SwitchProcess(self.spec(name)).start()
+            self.stop_switch(name)
+            h = self.handles[name] = self.launch(name)
         h.wait_ready(60.0)
         return h.pid
 
@@ -445,12 +480,15 @@ class FabricRun:
             self.sessions.close()
             self.sessions = None
         errors = []
-        for name, h in list(self.handles.items()):
+        for name in list(self.handles):
             try:
-                h.stop()
+                self.stop_switch(name)
             except Exception as e:  # noqa: BLE001 -- stop the others, then report
                 errors.append(f"{name}: {e}")
         self.handles.clear()
+        if self.ledger is not None and not errors:
+            self.ledger.close()  # every process it recorded is stopped
+            self.ledger = None
         if self.collector is not None:
             self.collector.close()
             self.collector = None

@@ -1,4 +1,12 @@
-"""`sprayfabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C."""
+"""`sprayfabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C.
+
+SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal went away; unless `up` runs with SIGHUP
+ignored, as under nohup) stop the fabric at any point, while it starts too: the switch
+processes run in sessions of their own, so only `up` gets the signal, and it stops every
+switch it started, by PID. If `up` is killed outright (SIGKILL), the next `up` in the same
+directory stops the switches it recorded in `.sprayfabric/switches.json` (those still the
+processes recorded) before it starts its own.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,6 @@ import argparse
 import logging
 import signal
 import sys
-import threading
 import time
 from typing import Any
 
@@ -22,8 +29,46 @@ __all__ = ["run_up"]
 WORKDIR = STATE_FILE.parent  # where the other commands look for the run
 
 
+class Interrupted(BaseException):  # noqa: N818 -- like KeyboardInterrupt, not an error
+    """SIGINT, SIGTERM or SIGHUP arrived (the signal number is `args[0]`)."""
+
+
+def stop_signals() -> tuple[signal.Signals, ...]:
+    """The signals that stop `up`: SIGINT, SIGTERM, and SIGHUP unless it is ignored."""
+    sigs = [signal.SIGINT, signal.SIGTERM]
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        sigs.append(signal.SIGHUP)
+    return tuple(sigs)
+
+
+def raise_on_signals() -> dict[signal.Signals, Any]:
+    """From now on the first stop signal raises `Interrupted` in the main thread, wherever it
+    is (starting, waiting); later ones are ignored, so the stop it leads to runs to its end.
+    Returns the handlers replaced."""
+    sigs = stop_signals()
+
+    def handler(signum: int, _frame: object) -> None:
+        for s in sigs:
+            signal.signal(s, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    return {s: signal.signal(s, handler) for s in sigs}
+
+
 def run_up(args: argparse.Namespace) -> int:
-    """Load, start, program; print where everything is; wait for SIGINT/SIGTERM; stop."""
+    """Load, start, program; print where everything is; wait for a stop signal; stop."""
+    previous = raise_on_signals()
+    try:
+        return _run_up(args)
+    except Interrupted:
+        print("sprayfabric: interrupted while the fabric started; stopped", file=sys.stderr)
+        return 1
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _run_up(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="sprayfabric: %(levelname)s: %(message)s")
     topo = load_topology(args.topology)  # errors: one line from the CLI's main
     policy = policy_from_args(args)
@@ -63,7 +108,7 @@ def run_up(args: argparse.Namespace) -> int:
         )
     t0 = time.perf_counter()
     try:
-        run.start()
+        run.start()  # Interrupted passes through, after start() stopped what it started
     except Exception as e:  # noqa: BLE001 -- one line for the user; run.start() cleaned up
         print(f"sprayfabric: error: cannot bring the fabric up: {e}", file=sys.stderr)
         return 1
@@ -90,6 +135,8 @@ def run_up(args: argparse.Namespace) -> int:
         print(f"control and metrics: {run.control.url} (/metrics); state in {STATE_FILE}")
         print("Ctrl-C stops the fabric", flush=True)
         wait_for_signal()
+    except Interrupted:
+        pass
     finally:
         run.stop()
         print("fabric stopped", flush=True)
@@ -97,9 +144,6 @@ def run_up(args: argparse.Namespace) -> int:
 
 
 def wait_for_signal() -> None:
-    """Block until SIGINT or SIGTERM."""
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    while not stop.wait(0.5):
-        pass
+    """Block until a stop signal raises `Interrupted` (`raise_on_signals`)."""
+    while True:
+        signal.pause()

@@ -3,6 +3,7 @@
 (its PID alive and its gRPC port answering) and stop it by PID. Targets are commands run
 here; nothing imports a target's Python code."""
 
+from .ledger import LedgerBusy, ProcessLedger, RecordedProcess, process_id, stop_recorded
 from .process import SwitchProcess, SwitchSpec, SwitchStartError, free_port, in_netns, stop_pid
 from .tools import (
     TARGETS,
@@ -20,6 +21,9 @@ __all__ = [
     "TARGETS",
     "CompileError",
     "CompiledProgram",
+    "LedgerBusy",
+    "ProcessLedger",
+    "RecordedProcess",
     "SwitchProcess",
     "SwitchSpec",
     "SwitchStartError",
@@ -30,6 +34,8 @@ __all__ = [
     "detect_target",
     "free_port",
     "in_netns",
+    "process_id",
     "softswitch_command",
     "stop_pid",
+    "stop_recorded",
 ]

@@ -1,0 +1,133 @@
+"""`sprayfabric up` killed outright leaves its switches running; the next `up` in that
+directory stops exactly those (by PID) and takes their ports. A stop signal while the
+fabric starts stops every switch started so far."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.targets import free_port
+
+EXE = [str(Path(sys.executable).with_name("sprayfabric"))]
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's zombie may wait for a reaper that never comes)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
+
+
+def tiny_topology(tmp: Path) -> Path:
+    """One leaf, one spine, one host, on P4Runtime ports free a moment ago (fixed: a
+    leftover switch holding one would make the second `up` fail)."""
+    path = tmp / "tiny.yaml"
+    subprocess.run(
+        [*EXE, "topo", "gen", "leaf-spine", "--leaves", "1", "--spines", "1"]
+        + ["--hosts-per-leaf", "1", "-o", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    text = path.read_text()
+    for old in ("127.0.0.1:50001", "127.0.0.1:50002"):
+        assert old in text
+        text = text.replace(old, f"127.0.0.1:{free_port()}")
+    path.write_text(text)
+    return path
+
+
+def start_up(tmp: Path, topo: Path, log_name: str) -> subprocess.Popen[bytes]:
+    with open(tmp / log_name, "wb") as log:
+        return subprocess.Popen([*EXE, "up", str(topo)], cwd=tmp, stdout=log, stderr=log)
+
+
+def wait_ready(up: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while "Ctrl-C stops the fabric" not in log.read_text():
+        assert up.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+
+
+def switch_pids(tmp: Path) -> list[int]:
+    state = json.loads((tmp / ".sprayfabric" / "run.json").read_text())
+    return [s["pid"] for s in state["switches"]]
+
+
+def test_up_after_sigkill_stops_the_switches_left_running(tmp_path: Path) -> None:
+    topo = tiny_topology(tmp_path)
+    first = start_up(tmp_path, topo, "up1.log")
+    second: subprocess.Popen[bytes] | None = None
+    old: list[int] = []
+    try:
+        wait_ready(first, tmp_path / "up1.log")
+        old = switch_pids(tmp_path)
+        assert len(old) == 2
+        record = json.loads((tmp_path / ".sprayfabric" / "switches.json").read_text())
+        assert sorted(p["pid"] for p in record["processes"]) == sorted(old)
+        first.kill()
+        first.wait(timeout=30)
+        time.sleep(0.5)
+        assert all(running(p) for p in old)  # nothing stopped them
+
+        second = start_up(tmp_path, topo, "up2.log")
+        wait_ready(second, tmp_path / "up2.log")
+        log = (tmp_path / "up2.log").read_text()
+        stopped = [ln for ln in log.splitlines() if "switch processes" in ln]
+        assert len(stopped) == 1, log
+        assert stopped[0].startswith("sprayfabric: WARNING: stopped 2 switch processes")
+        assert all(f"pid {p}," in stopped[0] for p in old), stopped[0]
+        assert not any(running(p) for p in old)
+        new = switch_pids(tmp_path)
+        assert len(new) == 2 and not set(new) & set(old) and all(running(p) for p in new)
+
+        second.send_signal(signal.SIGTERM)  # SIGTERM stops it like Ctrl-C
+        assert second.wait(timeout=60) == 0
+        assert "fabric stopped" in (tmp_path / "up2.log").read_text()
+        assert not any(running(p) for p in new)
+        assert not (tmp_path / ".sprayfabric" / "switches.json").exists()
+    finally:
+        for up in (first, second):
+            if up is not None and up.poll() is None:
+                up.kill()
+                up.wait(timeout=30)
+        for pid in old:  # the test started them (through `up`): stop what is left
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_stop_signal_while_starting_stops_every_switch(tmp_path: Path) -> None:
+    topo = tiny_topology(tmp_path)
+    record = tmp_path / ".sprayfabric" / "switches.json"
+    up = start_up(tmp_path, topo, "up.log")
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(pids) < 2:  # both switches started, the fabric not yet programmed
+            assert up.poll() is None, (tmp_path / "up.log").read_text()
+            assert time.monotonic() < deadline
+            try:
+                pids = [p["pid"] for p in json.loads(record.read_text())["processes"]]
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.01)
+        up.send_signal(signal.SIGHUP)  # the terminal went away
+        assert up.wait(timeout=60) == 1
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait(timeout=30)
+    log = (tmp_path / "up.log").read_text()
+    assert "interrupted while the fabric started; stopped" in log, log
+    assert "Traceback" not in log
+    assert not any(running(p) for p in pids)
+    assert not record.exists()
