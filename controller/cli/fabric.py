@@ -1,6 +1,7 @@
 """The commands that run a fabric and talk to it:
 
     sprayfabric up TOPO [--target softswitch|bmv2]   start, program, keep running (Ctrl-C stops)
+    sprayfabric down                                 stop it (or what a killed `up` left)
     sprayfabric status [--json]                      switches, links down, hosts seen
     sprayfabric set-lb MODE [--group G] [...]        load-balancing mode of every group (or G)
     sprayfabric link down|up A B                     fail or restore a link
@@ -34,7 +35,7 @@ MODES = (*LB_MODES, *(f"spray_{kind}" for kind in SPRAY_KINDS))
 
 
 def register(sub: Any) -> None:
-    """Add `up`, `status`, `set-lb`, `link`, `telemetry`, `shell` to a subparsers object."""
+    """Add `up`, `down`, `status`, `set-lb`, `link`, `telemetry`, `shell` to a subparsers object."""
     p = sub.add_parser("up", help="start a fabric of switches, program it, keep it running")
     p.add_argument("topology", type=Path, metavar="TOPO", help="a topology file (YAML)")
     p.add_argument("--target", choices=("softswitch", "bmv2"), default="softswitch")
@@ -57,6 +58,11 @@ def register(sub: Any) -> None:
     q.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (trimming)")
     add_policy_arguments(p)
     p.set_defaults(func=cmd_up)
+
+    p = sub.add_parser(
+        "down", help="stop the fabric of this directory, or the switches a killed `up` left"
+    )
+    p.set_defaults(func=cmd_down)
 
     p = sub.add_parser("status", help="the running fabric's switches, links and hosts")
     p.add_argument("--json", action="store_true")
@@ -115,6 +121,12 @@ def cmd_up(args: argparse.Namespace) -> int:
     from ..fabric.up import run_up
 
     return run_up(args)
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    from ..fabric.up import run_down
+
+    return run_down()
 
 
 # ---------------------------------------------------------------- status

@@ -5,7 +5,8 @@ ignored, as under nohup) stop the fabric at any point, while it starts too: the 
 processes run in sessions of their own, so only `up` gets the signal, and it stops every
 switch it started, by PID. If `up` is killed outright (SIGKILL), the next `up` in the same
 directory stops the switches it recorded in `.sprayfabric/switches.json` (those still the
-processes recorded) before it starts its own.
+processes recorded) before it starts its own; so does `sprayfabric down` (`run_down`),
+which first stops a running `up` of that directory with SIGTERM.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ import logging
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from ..lb import policy_from_args
+from ..targets import LedgerBusy, ProcessLedger, stop_recorded
 from ..topology import load_topology
 from .bmv2 import Bmv2Run, bmv2_unavailable
 from .control import STATE_FILE
 from .desired import fabric_desired_state
 from .runner import FabricRun
+from .veth import VethError, remove_recorded
 
-__all__ = ["run_up"]
+__all__ = ["run_down", "run_up"]
 
 WORKDIR = STATE_FILE.parent  # where the other commands look for the run
 
@@ -147,3 +151,42 @@ def wait_for_signal() -> None:
     """Block until a stop signal raises `Interrupted` (`raise_on_signals`)."""
     while True:
         signal.pause()
+
+
+def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
+    """`sprayfabric down`: stop the fabric of this directory. A running `up` gets SIGTERM
+    (it stops its switches and cables); then whatever a killed `up` left is stopped: the
+    switch processes still matching its record, and (BMv2, root) its veths and namespaces.
+    One line per thing done."""
+    ledger = ProcessLedger(workdir / "switches.json")
+    owner, _ = ledger.read()
+    if owner is not None:
+        if stop_recorded(owner, timeout):
+            print(f"stopped the fabric of process {owner.pid} ({' '.join(owner.argv[1:])})")
+    try:
+        stopped = ledger.stop_leftovers()
+    except LedgerBusy as e:  # still running after SIGTERM and SIGKILL: cannot happen often
+        print(f"sprayfabric: error: {e}", file=sys.stderr)
+        return 1
+    done = owner is not None
+    if stopped:
+        print(
+            f"stopped {len(stopped)} switch processes a fabric that ended without stopping "
+            f"left running: {', '.join(r.describe() for r in stopped)}"
+        )
+        done = True
+    ledger.path.unlink(missing_ok=True)
+    veths = workdir / "veths.json"
+    if veths.exists():
+        try:
+            removed = remove_recorded(veths)
+        except (VethError, OSError) as e:
+            print(f"sprayfabric: error: {veths}: {e}", file=sys.stderr)
+            return 1
+        if removed:
+            print(f"removed {len(removed)} veth interfaces and namespaces it left")
+            done = True
+    (workdir / STATE_FILE.name).unlink(missing_ok=True)
+    if not done:
+        print("no fabric here: nothing to stop")
+    return 0

@@ -52,6 +52,7 @@ __all__ = [
     "host_socket",
     "ifname",
     "plan_veths",
+    "remove_recorded",
 ]
 
 log = logging.getLogger("controller.fabric.veth")
@@ -192,18 +193,7 @@ class VethNet:
         self.record.write_text(json.dumps(data) + "\n")
 
     def _clean_leftovers(self) -> None:
-        try:
-            old = json.loads(self.record.read_text())
-        except (OSError, ValueError):
-            return
-        pid = int(old.get("pid", 0))
-        if pid and pid != os.getpid() and Path(f"/proc/{pid}").exists():
-            raise VethError(
-                f"{self.record}: the fabric of process {pid} still runs here; stop it first"
-            )
-        log.warning("removing the cables a fabric that ended without stopping left (%s)", pid)
-        _remove(old.get("ifaces", ()), old.get("netns", ()))
-        self.record.unlink(missing_ok=True)
+        remove_recorded(self.record)
 
     def create(self) -> None:
         """Make every pair and namespace, all up; VethError (after removing what it made)
@@ -272,6 +262,28 @@ class VethNet:
         if not left:
             self.record.unlink(missing_ok=True)
         return left
+
+
+def remove_recorded(record: Path) -> list[str]:
+    """Remove the interfaces and namespaces `record` names, left by a run that ended without
+    removing them (VethError while that run still runs); the names removed. The
+    record goes (what could not be removed is logged)."""
+    try:
+        old = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return []
+    pid = int(old.get("pid", 0))
+    if pid and pid != os.getpid() and Path(f"/proc/{pid}").exists():
+        raise VethError(f"{record}: the fabric of process {pid} still runs here; stop it first")
+    log.warning("removing the cables a fabric that ended without stopping left (%s)", pid)
+    ifaces, netns = old.get("ifaces", ()), old.get("netns", ())
+    there = [f"netns {n}" for n in netns if _netns_exists(n)]
+    there += [i for i in ifaces if _exists(i)]
+    left = _remove(ifaces, netns)
+    if left:
+        log.warning("could not remove: %s", ", ".join(left))
+    record.unlink(missing_ok=True)
+    return [n for n in there if n not in left]
 
 
 def _remove(ifaces: Iterable[str], netns: Iterable[str]) -> list[str]:

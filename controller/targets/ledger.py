@@ -21,6 +21,7 @@ import json
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -158,12 +159,29 @@ def stop_recorded(rec: RecordedProcess, timeout: float = 10.0) -> bool:
             os.close(fd)
 
 
+def _record(p: dict[str, object], name: str = "") -> RecordedProcess:
+    argv = p.get("argv", ())
+    return RecordedProcess(
+        str(p.get("name", name)),
+        int(p["pid"]),  # type: ignore[call-overload]
+        int(p["start_ticks"]),  # type: ignore[call-overload]
+        str(p["boot_id"]),
+        tuple(str(a) for a in argv),  # type: ignore[attr-defined]
+    )
+
+
 class ProcessLedger:
-    """The record file of one run's switch processes (module docstring). Thread-safe."""
+    """The record file of one run's switch processes (module docstring). Thread-safe.
+    The file also names its owner, the process that wrote it (identity and argv)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.owner = process_id(os.getpid())
+        me = process_id(os.getpid())
+        self.owner = (
+            RecordedProcess("owner", me.pid, me.start_ticks, me.boot_id, tuple(sys.argv))
+            if me is not None
+            else None
+        )
         self.processes: dict[int, RecordedProcess] = {}
         self._lock = threading.Lock()
 
@@ -177,40 +195,35 @@ class ProcessLedger:
         tmp.write_text(json.dumps(data, indent=1) + "\n")
         os.replace(tmp, self.path)
 
-    def leftovers(self) -> list[RecordedProcess]:
-        """What the file records (empty if there is none or it is unreadable); LedgerBusy
-        if the run that wrote it still runs."""
+    def read(self) -> tuple[RecordedProcess | None, list[RecordedProcess]]:
+        """(the owner if it still runs, the recorded processes); (None, []) if there is no
+        file or it is unreadable."""
         try:
             data = json.loads(self.path.read_text())
-            owner = data.get("owner") or {}
-            recs = [
-                RecordedProcess(
-                    str(p["name"]),
-                    int(p["pid"]),
-                    int(p["start_ticks"]),
-                    str(p["boot_id"]),
-                    tuple(str(a) for a in p["argv"]),
-                )
-                for p in data.get("processes", ())
-            ]
+            owner = _record(data["owner"], "owner") if data.get("owner") else None
+            recs = [_record(p) for p in data.get("processes", ())]
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return []
-        if owner:  # this very process too: a run of ours that has not stopped
-            then = ProcessId(
-                int(owner.get("pid", 0)),
-                int(owner.get("start_ticks", -1)),
-                str(owner.get("boot_id")),
+            return None, []
+        return (owner if owner is not None and owner.matches() else None), recs
+
+    def leftovers(self) -> list[RecordedProcess]:
+        """What the file records; LedgerBusy if the run that wrote it still runs (this very
+        process included: a run of ours that has not stopped)."""
+        owner, recs = self.read()
+        if owner is not None:
+            raise LedgerBusy(
+                f"{self.path}: the fabric of process {owner.pid} still runs here; stop it first"
             )
-            if process_id(then.pid) == then:
-                raise LedgerBusy(
-                    f"{self.path}: the fabric of process {then.pid} still runs here; stop it first"
-                )
         return recs
 
+    def stop_leftovers(self, timeout: float = 10.0) -> list[RecordedProcess]:
+        """Stop every recorded process that is still the one recorded (the file stays);
+        the processes stopped. LedgerBusy if the recording run still runs."""
+        return [r for r in self.leftovers() if stop_recorded(r, timeout)]
+
     def claim(self, timeout: float = 10.0) -> list[RecordedProcess]:
-        """Stop every recorded process that is still the one recorded, then own the file
-        (empty); the processes stopped. LedgerBusy if the recording run still runs."""
-        stopped = [r for r in self.leftovers() if stop_recorded(r, timeout)]
+        """`stop_leftovers`, then own the file (empty); the processes stopped."""
+        stopped = self.stop_leftovers(timeout)
         with self._lock:
             self.processes.clear()
             self._save()

@@ -1,6 +1,6 @@
 """`sprayfabric up` killed outright leaves its switches running; the next `up` in that
-directory stops exactly those (by PID) and takes their ports. A stop signal while the
-fabric starts stops every switch started so far."""
+directory (or `sprayfabric down`) stops exactly those, by PID, and takes their ports. A stop
+signal while the fabric starts stops every switch started so far."""
 
 from __future__ import annotations
 
@@ -63,44 +63,67 @@ def switch_pids(tmp: Path) -> list[int]:
     return [s["pid"] for s in state["switches"]]
 
 
-def test_up_after_sigkill_stops_the_switches_left_running(tmp_path: Path) -> None:
-    topo = tiny_topology(tmp_path)
-    first = start_up(tmp_path, topo, "up1.log")
-    second: subprocess.Popen[bytes] | None = None
-    old: list[int] = []
-    try:
-        wait_ready(first, tmp_path / "up1.log")
-        old = switch_pids(tmp_path)
-        assert len(old) == 2
-        record = json.loads((tmp_path / ".sprayfabric" / "switches.json").read_text())
-        assert sorted(p["pid"] for p in record["processes"]) == sorted(old)
-        first.kill()
-        first.wait(timeout=30)
-        time.sleep(0.5)
-        assert all(running(p) for p in old)  # nothing stopped them
+def sf_down(tmp: Path) -> str:
+    r = subprocess.run([*EXE, "down"], cwd=tmp, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
 
-        second = start_up(tmp_path, topo, "up2.log")
-        wait_ready(second, tmp_path / "up2.log")
-        log = (tmp_path / "up2.log").read_text()
+
+def killed_up(tmp: Path, topo: Path, log_name: str, ups: list) -> list[int]:
+    """Start `up`, wait until the fabric runs, SIGKILL it; its switch PIDs (still running)."""
+    ups.append(start_up(tmp, topo, log_name))
+    wait_ready(ups[-1], tmp / log_name)
+    pids = switch_pids(tmp)
+    assert len(pids) == 2
+    record = json.loads((tmp / ".sprayfabric" / "switches.json").read_text())
+    assert sorted(p["pid"] for p in record["processes"]) == sorted(pids)
+    ups[-1].kill()
+    ups[-1].wait(timeout=30)
+    time.sleep(0.5)
+    assert all(running(p) for p in pids)  # nothing stopped them
+    return pids
+
+
+def test_switches_a_killed_up_left_are_stopped_by_the_next_up_or_down(tmp_path: Path) -> None:
+    topo = tiny_topology(tmp_path)
+    ups: list[subprocess.Popen[bytes]] = []
+    pids: list[int] = []
+    try:
+        # `down` after a killed `up`: its switches, by their record
+        pids = killed_up(tmp_path, topo, "up1.log", ups)
+        out = sf_down(tmp_path)
+        assert out.startswith("stopped 2 switch processes"), out
+        assert all(f"pid {p}," in out for p in pids), out
+        assert not any(running(p) for p in pids)
+        assert not (tmp_path / ".sprayfabric" / "run.json").exists()
+        assert sf_down(tmp_path) == "no fabric here: nothing to stop\n"
+
+        # `up` after a killed `up`: stops them first, in one line, and takes their ports
+        pids = killed_up(tmp_path, topo, "up2.log", ups)
+        ups.append(start_up(tmp_path, topo, "up3.log"))
+        wait_ready(ups[-1], tmp_path / "up3.log")
+        log = (tmp_path / "up3.log").read_text()
         stopped = [ln for ln in log.splitlines() if "switch processes" in ln]
         assert len(stopped) == 1, log
         assert stopped[0].startswith("sprayfabric: WARNING: stopped 2 switch processes")
-        assert all(f"pid {p}," in stopped[0] for p in old), stopped[0]
-        assert not any(running(p) for p in old)
-        new = switch_pids(tmp_path)
-        assert len(new) == 2 and not set(new) & set(old) and all(running(p) for p in new)
+        assert all(f"pid {p}," in stopped[0] for p in pids), stopped[0]
+        assert not any(running(p) for p in pids)
+        old, pids = pids, switch_pids(tmp_path)
+        assert len(pids) == 2 and not set(pids) & set(old) and all(running(p) for p in pids)
 
-        second.send_signal(signal.SIGTERM)  # SIGTERM stops it like Ctrl-C
-        assert second.wait(timeout=60) == 0
-        assert "fabric stopped" in (tmp_path / "up2.log").read_text()
-        assert not any(running(p) for p in new)
+        # `down` with `up` running: SIGTERM to `up`, which stops its switches itself
+        out = sf_down(tmp_path)
+        assert out.startswith(f"stopped the fabric of process {ups[-1].pid} (up "), out
+        assert ups[-1].wait(timeout=10) == 0
+        assert "fabric stopped" in (tmp_path / "up3.log").read_text()
+        assert not any(running(p) for p in pids)
         assert not (tmp_path / ".sprayfabric" / "switches.json").exists()
     finally:
-        for up in (first, second):
-            if up is not None and up.poll() is None:
+        for up in ups:
+            if up.poll() is None:
                 up.kill()
                 up.wait(timeout=30)
-        for pid in old:  # the test started them (through `up`): stop what is left
+        for pid in pids:  # the test started them (through `up`): stop what is left
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
 
