@@ -21,7 +21,7 @@ their errors surface while iterating.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p4rt_proto import p4info_pb2, p4runtime_pb2
 
@@ -35,9 +35,11 @@ from .meters import Meters
 from .pre import Pre
 from .profiles import Profiles
 from .registers import Registers
-from .snapshot import Snapshot, restore, take
 from .tables import Tables
 from .value_sets import ValueSets
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
 
 __all__ = ["EntityStore", "P4InfoIndex"]
 
@@ -125,10 +127,14 @@ class EntityStore:
 
     def snapshot(self) -> Snapshot:
         """A copy of all P4Runtime-visible state, for `restore` (atomic Write batches)."""
+        from .snapshot import take  # only atomic batches need it: not loaded at start-up
+
         return take(self)
 
     def restore(self, token: Snapshot) -> None:
         """Put the switch and the store back as they were at `snapshot()`."""
+        from .snapshot import restore
+
         restore(self, token)
 
     def try_write(self, utype: int, kind: str, msg: Any) -> bool:
