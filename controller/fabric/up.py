@@ -158,6 +158,7 @@ def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
     (it stops its switches and cables); then whatever a killed `up` left is stopped: the
     switch processes still matching its record, and (BMv2, root) its veths and namespaces.
     One line per thing done."""
+    logging.basicConfig(level=logging.WARNING, format="sprayfabric: %(levelname)s: %(message)s")
     ledger = ProcessLedger(workdir / "switches.json")
     owner, _ = ledger.read()
     if owner is not None:
@@ -184,7 +185,7 @@ def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
             print(f"sprayfabric: error: {veths}: {e}", file=sys.stderr)
             return 1
         if removed:
-            print(f"removed {len(removed)} veth interfaces and namespaces it left")
+            print(f"removed {len(removed)} interfaces and namespaces it left: {', '.join(removed)}")
             done = True
     (workdir / STATE_FILE.name).unlink(missing_ok=True)
     if not done:

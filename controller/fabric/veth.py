@@ -193,7 +193,14 @@ class VethNet:
         self.record.write_text(json.dumps(data) + "\n")
 
     def _clean_leftovers(self) -> None:
-        remove_recorded(self.record)
+        removed = remove_recorded(self.record)
+        if removed:
+            log.warning(
+                "removed %d interfaces and namespaces a fabric that ended without stopping "
+                "left: %s",
+                len(removed),
+                ", ".join(removed),
+            )
 
     def create(self) -> None:
         """Make every pair and namespace, all up; VethError (after removing what it made)
@@ -275,7 +282,6 @@ def remove_recorded(record: Path) -> list[str]:
     pid = int(old.get("pid", 0))
     if pid and pid != os.getpid() and Path(f"/proc/{pid}").exists():
         raise VethError(f"{record}: the fabric of process {pid} still runs here; stop it first")
-    log.warning("removing the cables a fabric that ended without stopping left (%s)", pid)
     ifaces, netns = old.get("ifaces", ()), old.get("netns", ())
     there = [f"netns {n}" for n in netns if _netns_exists(n)]
     there += [i for i in ifaces if _exists(i)]
