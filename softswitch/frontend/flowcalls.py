@@ -223,6 +223,8 @@ def _bind(
 ) -> list[tuple[A.Param | None, A.Expr]]:
     """Arguments with the parameter each one fills (None when unknown)."""
     out: list[tuple[A.Param | None, A.Expr]] = []
+    if params is not None:  # a block without parameters may hold something else here
+        params = tuple(p for p in params if isinstance(p, A.Param))
     by_name = {p.name: p for p in params or ()}
     for i, a in enumerate(args):
         if a.value is None:
