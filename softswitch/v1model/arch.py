@@ -178,7 +178,8 @@ class V1Model:
             return V("", T.VOID)
         if name in ("verify_checksum", "verify_checksum_with_payload"):
             cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
-            data = FL.bytes_code(FL.flatten(cx, bound[1]))
+            parts = FL.flatten(cx, bound[1])
+            data = FL.bytes_code(parts)
             ck = cx.expr(bound[2])
             algo = self._enum_name(bound[3])
             valid = FL.valid_of(cx, bound[2])
@@ -188,17 +189,17 @@ class V1Model:
                 return V(f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data})", T.VOID)
             # BMv2 checks the header's validity, then the condition, then compares the
             # untruncated result with the field
+            result = _csum16_code(algo, name, parts) or f"_HASHES[{algo!r}]({data})"
             cx.line(f"if {valid} and {cond}:")
             with cx.indent():
-                cx.line(
-                    f"if _HASHES[{algo!r}]({data}) & {U64_MASK:#x} != {as_bits(ck.code, ck.type)}:"
-                )
+                cx.line(f"if {result} & {U64_MASK:#x} != {as_bits(ck.code, ck.type)}:")
                 with cx.indent():
                     cx.line("ctx.std.checksum_error = 1")
             return V("", T.VOID)
         if name in ("update_checksum", "update_checksum_with_payload"):
             cond = cx.convert(cx.expr(bound[0]), T.BOOL, pos).code
-            data = FL.bytes_code(FL.flatten(cx, bound[1]))
+            parts = FL.flatten(cx, bound[1])
+            data = FL.bytes_code(parts)
             dst = bound[2]
             dt = cx.expr(dst).type
             algo = self._enum_name(bound[3])
@@ -206,7 +207,8 @@ class V1Model:
                 data = f"{data} + ctx.payload"
             width = T.width_of(dt)
             if algo in BMV2_ALGORITHMS:
-                code = f"_HASHES[{algo!r}]({data}) & {(1 << min(width, 64)) - 1:#x}"
+                result = _csum16_code(algo, name, parts) or f"_HASHES[{algo!r}]({data})"
+                code = f"{result} & {(1 << min(width, 64)) - 1:#x}"
             else:  # refused at run time, as BMv2 does
                 code = f"_checksum({algo!r}, {data}, {width})"
             cx.line(f"if {cond}:")
@@ -450,3 +452,12 @@ def _check_simple(e: A.Expr, where: str) -> None:
         return
     else:
         raise P4Unsupported.at(e.pos, f"computations are not supported in {where} on this target")
+
+
+def _csum16_code(algo: str, extern: str, parts: list[FL.Part]) -> str | None:
+    """A checksum extern's csum16 over its field list packed as one int (no bytes made,
+    the same result), where the algorithm is csum16 and the list is one header's or
+    metadata's fixed-width fields without the payload; else None."""
+    if algo not in ("csum16", "cksum16") or extern.endswith("payload"):
+        return None
+    return FL.csum16_code(parts)

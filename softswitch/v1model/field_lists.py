@@ -88,6 +88,35 @@ def bytes_code(parts: list[Part]) -> str:
     valids = {p.valid for p in parts}
     if len(valids) != 1 or not all(p.fixed for p in parts):
         return f"_pack({triples_code(parts)})"
+    terms, nbytes = _packed_terms(parts)
+    if not terms:
+        return 'b""'
+    packed = f"({' | '.join(terms)}).to_bytes({nbytes}, 'big')"
+    (valid,) = valids
+    return packed if valid == "True" else f"({packed} if {valid} else b'')"
+
+
+def csum16_code(parts: list[Part]) -> str | None:
+    """Code for csum16 of the serialised field list without making its bytes: the fields
+    packed as one int (0 when their header is invalid, which sums as no bytes do), or
+    None where the list needs `bytes_code` (fields of several headers, varbits, none)."""
+    if not parts or len({p.valid for p in parts}) != 1 or not all(p.fixed for p in parts):
+        return None
+    terms, nbytes = _packed_terms(parts)
+    if not terms:
+        return None
+    packed = " | ".join(terms)
+    valid = parts[0].valid
+    return (
+        f"_csum16({packed}, {nbytes})"
+        if valid == "True"
+        else f"_csum16(({packed}) if {valid} else 0, {nbytes})"
+    )
+
+
+def _packed_terms(parts: list[Part]) -> tuple[list[str], int]:
+    """The shifted fields whose OR is the field list as one int, and its bytes (BMv2
+    pads the list with zero bits after its last field to whole bytes)."""
     nbits = sum(p.width for p in parts)
     pad = -nbits % 8
     shift = nbits + pad
@@ -98,8 +127,4 @@ def bytes_code(parts: list[Part]) -> str:
         shift -= p.width
         code = p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})"
         terms.append(f"{code} << {shift}" if shift else code)
-    if not terms:
-        return 'b""'
-    packed = f"({' | '.join(terms)}).to_bytes({(nbits + pad) // 8}, 'big')"
-    (valid,) = valids
-    return packed if valid == "True" else f"({packed} if {valid} else b'')"
+    return terms, (nbits + pad) // 8

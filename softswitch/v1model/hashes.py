@@ -58,6 +58,7 @@ __all__ = [
     "crc_ccitt",
     "crc_custom",
     "csum16",
+    "csum16_int",
     "hash_result",
     "identity",
     "pack_fields",
@@ -315,10 +316,15 @@ def csum16(data: bytes) -> int:
     whose ones' complement sum is ``0xFFFF`` gives ``0x0000`` (BMv2 never
     returns ``0xFFFF`` for non-zero data).
     """
+    return csum16_int(int.from_bytes(data, "big"), len(data))
+
+
+def csum16_int(v: int, nbytes: int) -> int:
+    """`csum16` of the `nbytes`-byte big-endian encoding of `v` (0 <= v < 256**nbytes),
+    without making the bytes: generated code passes a field list packed as one int."""
     # 2**16 = 1 (mod 0xFFFF): the end-around-carry sum of the words is the data, read as
     # one number, modulo 0xFFFF, except that non-zero data never sums to 0 but to 0xFFFF
-    v = int.from_bytes(data, "big")
-    if len(data) % 2:
+    if nbytes % 2:
         v <<= 8
     total = v % 0xFFFF
     if total == 0 and v:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .hashes import BMV2_ALGORITHMS, compute, hash_result, pack_fields
+from .hashes import BMV2_ALGORITHMS, compute, csum16_int, hash_result, pack_fields
 
-__all__ = ["_HASHES", "_checksum", "_hash", "_pack"]
+__all__ = ["_HASHES", "_checksum", "_csum16", "_hash", "_pack"]
 
 Triple = tuple[int, int, bool]
 
 # algorithm name -> function of the serialised field list (BMv2's calculations); generated
 # code calls these directly when the algorithm is known at compile time
 _HASHES = BMV2_ALGORITHMS
+
+# csum16 of a field list packed as one int and its length in bytes (no bytes made)
+_csum16 = csum16_int
 
 
 def _pack(fields: Sequence[Triple]) -> bytes:

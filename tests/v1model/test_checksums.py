@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from softswitch.compiler import compile_text
 from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32, csum16
 from tests.p4util import one, program, switch
 
@@ -145,3 +146,23 @@ def test_random_rejected() -> None:
     assert len(sw.process(0, h_packet(0))) == 1  # not run: nothing to refuse
     with pytest.raises(UnknownHashAlgorithm):
         sw.process(0, h_packet(1))
+
+
+def test_csum16_packed_as_int_odd_bytes_and_invalid_header() -> None:
+    """csum16 over one header's fields is computed from the fields packed as one int:
+    the same value as over the bytes for a list of an odd number of bytes (36 bits, padded
+    to 5), and 0xFFFF (the sum of no bytes) for the fields of an invalid header."""
+    src = program(
+        decls=H + " header r_t { bit<8> a; bit<16> b; }",
+        headers="h_t h; r_t r;",
+        parser="state start { pkt.extract(hdr.h); transition accept; }",
+        compute="""apply {
+            update_checksum(true, { hdr.h.v, hdr.h.p }, hdr.h.c16, HashAlgorithm.csum16);
+            update_checksum(true, { hdr.r.a, hdr.r.b }, hdr.h.s16, HashAlgorithm.csum16);
+        }""",
+    )
+    assert "_csum16(" in compile_text(src, "test.p4").source
+    out = one(src, h_packet(0x5, 0xDEADBEEF))
+    data = bytes.fromhex("deadbeef50")  # 36 bits padded with zeros to 5 bytes
+    assert int.from_bytes(out[6:8], "big") == csum16(data)
+    assert int.from_bytes(out[12:14], "big") == 0xFFFF
