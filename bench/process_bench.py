@@ -145,7 +145,7 @@ def process_replay(n: int, workdir: Path) -> tuple[float, float]:
     raise RuntimeError("the switch did not report the end of the replay")
 
 
-def afpacket(n: int) -> tuple[float, float] | str:
+def afpacket(n: int, workdir: Path) -> tuple[float, float] | str:
     """(packets forwarded per second, per CPU second of the switch process) over veth
     pairs in a namespace of our own; a reason string when that cannot run here."""
     if sys.platform != "linux" or os.geteuid() != 0:
@@ -167,7 +167,7 @@ def afpacket(n: int) -> tuple[float, float] | str:
                 run("-n", ns, "link", "set", b, "up")
         except (OSError, subprocess.CalledProcessError) as e:
             return f"cannot make veths here ({e})"
-        config = Path(tempfile.mkdtemp(prefix="ssw-afp-")) / "prog.json"
+        config = workdir / "afpacket.json"
         config.write_bytes(make_device_config(PROGRAM, [], {}))
         spec = SwitchSpec(
             config=config, ports=((1, f"{ns}s1"), (2, f"{ns}s2")), cpu_port=None, netns=ns
@@ -189,9 +189,12 @@ def afpacket(n: int) -> tuple[float, float] | str:
 
             def receive() -> None:
                 nonlocal got
-                while not done.is_set() or h2.recv(0) is not None:
+                while True:
                     f = h2.recv(0.2)
-                    if f is not None and len(f) == 64:
+                    if f is None:
+                        if done.is_set():
+                            return
+                    elif len(f) == 64:
                         got += 1
 
             rx = threading.Thread(target=receive, daemon=True)
@@ -298,7 +301,7 @@ def main() -> None:
         work = Path(tmp)
         inproc = max(in_process(args.packets) for _ in range(args.runs))
         proc = max(process_replay(args.packets, work) for _ in range(args.runs))
-        raw = afpacket(args.packets)
+        raw = afpacket(args.packets, work)
         head = f"{'ipv4_lpm.p4, 64-byte frames':<44} {'packets/s':>11} {'per CPU-s':>11}"
         print(f"{head}  (of in-process)")
         print(f"{'in-process (Switch.process)':<44} {inproc[0]:>11,.0f} {inproc[1]:>11,.0f}")
