@@ -288,7 +288,8 @@ class AstBuilder(Transformer):
         name = rest[0]
         i = 1
         tps: tuple[str, ...] = ()
-        if isinstance(rest[i], tuple) and (not rest[i] or isinstance(rest[i][0], str)):
+        # type parameters are never empty: an empty tuple is the (empty) parameter list
+        if isinstance(rest[i], tuple) and rest[i] and isinstance(rest[i][0], str):
             if not (rest[i] and rest[i][0] == "ctor_params"):
                 tps = rest[i]
                 i += 1
