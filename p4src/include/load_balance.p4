@@ -217,13 +217,14 @@ control LoadBalance(inout headers_t hdr,
                 group_hit = false;
             }
         }
+        if (!group_hit) {
+            return;  // group_miss set the drop reason
+        }
         // ------------------------------------------------------ liveness
         size = meta.lb.group_size;
         all_slots = ((bit<32>)1 << size) - 1;
         live = meta.lb.live_members & all_slots;
-        if (!group_hit) {
-            // group_miss set the drop reason
-        } else if (live == 0) {
+        if (live == 0) {
             meta.fwd.drop_reason = DROP_NO_LIVE_MEMBER;
         } else {
             if (((live >> idx) & 1) == 0) {
