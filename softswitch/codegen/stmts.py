@@ -50,7 +50,7 @@ class Stmts:
                 # the target's indices are evaluated before the value (left to right)
                 target = self.calls.stabilize(target)
                 self.st.out.lines.extend(pre.lines)
-            self.assign(target, v)
+            self.assign(target, v, value)
         elif isinstance(s, A.CallStmt):
             self.calls.call_stmt(s.call)
         elif isinstance(s, A.If):
@@ -233,10 +233,13 @@ class Stmts:
             pending = []
 
     # ------------------------------------------------------------ assignment
-    def assign(self, target: A.Expr, v: V) -> None:  # noqa: C901
+    def assign(self, target: A.Expr, v: V, src: A.Expr | None = None) -> None:  # noqa: C901
+        """Generate `target = v`; `src` is the assigned expression when there is one."""
         t = target.type if target.type is not None else self.exprs.expr(target).type
         code = v.code
-        if isinstance(T.strip_newtype(t), T.StructLikeType | T.StackType) and not code.startswith(
+        # headers and structs: `_kept(old, new)` (an invalid header assigned keeps its bits)
+        kept = isinstance(T.strip_newtype(t), T.StructLikeType)
+        if isinstance(T.strip_newtype(t), T.StackType) and not code.startswith(
             ("_mk(", "_Stack", "H_")
         ):
             code = self.types.copy_code(code, t)
@@ -255,6 +258,8 @@ class Stmts:
             ):
                 # the caller holds this object: overwrite it in place
                 self.st.out.line(f"_assign({sym.py}, {code})")
+            elif kept:
+                self.st.out.line(f"{sym.py} = _kept({sym.py}, {code})")
             else:
                 self.st.out.line(f"{sym.py} = {code}")
             return
@@ -267,9 +272,13 @@ class Stmts:
                     for n in bt.fields:
                         if n != target.name:
                             self.st.out.line(f"{base.code}.{field_py(n)}._v = False")
-                self.st.out.line(f"{base.code}.{field_py(target.name)} = {code}")
+                dst = f"{base.code}.{field_py(target.name)}"
+                self.st.out.line(f"{dst} = _kept({dst}, {code})" if kept else f"{dst} = {code}")
+                if isinstance(T.strip_newtype(t), T.VarbitType) and bt.is_header:
+                    self._copy_varbit_width(base.code, src)
                 return
             if isinstance(bt, T.StackType) and target.name in ("next", "last"):
+                code = self.types.copy_code(code, t) if kept else code
                 self.st.out.line(f"{base.code}.set_{target.name}({code})")
                 return
             raise P4TypeError.at(target.pos, "this member cannot be assigned")
@@ -278,8 +287,10 @@ class Stmts:
             idx = self.exprs.expr(target.index)
             if isinstance(T.strip_newtype(base.type), T.StackType):
                 if idx.is_const:
-                    self.st.out.line(f"{base.code}.h[{idx.const}] = {code}")
+                    dst = f"{base.code}.h[{idx.const}]"
+                    self.st.out.line(f"{dst} = _kept({dst}, {code})" if kept else f"{dst} = {code}")
                 else:
+                    code = self.types.copy_code(code, t) if kept else code
                     self.st.out.line(f"{base.code}.put({idx.code}, {code})")
                 return
             raise P4Unsupported.at(target.pos, "assignment to an indexed tuple")
@@ -299,6 +310,22 @@ class Stmts:
             self.assign(target.base, V(new, base.type))
             return
         raise P4TypeError.at(target.pos, "this expression cannot be assigned")
+
+    def _copy_varbit_width(self, dst: str, src: A.Expr | None) -> None:
+        """`h2.v = h1.v` on varbit fields copies h1.v's current length too, as BMv2 does."""
+        if not isinstance(src, A.Member) or not _plain_path(src.base):
+            return
+        base = self.exprs.expr(src.base)
+        bt = T.strip_newtype(base.type)
+        if isinstance(bt, T.StructLikeType) and bt.is_header:
+            self.st.out.line(f"{dst}._vw = {base.code}._vw")
+
+
+def _plain_path(e: A.Expr) -> bool:
+    """A name or a chain of members of one (evaluating it again has no effect)."""
+    while isinstance(e, A.Member):
+        e = e.base
+    return isinstance(e, A.NameRef)
 
 
 def _needs_copy(e: A.Expr) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "_eq",
     "_extract",
     "_extract_varbit",
+    "_kept",
     "_lookahead",
     "_lookahead_header",
     "_mk",
@@ -198,9 +199,35 @@ def _mk(cls: Any, values: tuple[Any, ...], valid: bool = False) -> Any:
 
 def _assign(dst: Any, src: Any) -> None:
     """Overwrite header/struct/stack `dst` in place with (a copy of) `src`."""
-    src = src._copy()
+    src = _kept(dst, src)
     for name in dst.__slots__:
         setattr(dst, name, getattr(src, name))
+
+
+def _kept(old: Any, src: Any) -> Any:
+    """The value `dst = src` leaves in a header or struct that held `old`, as BMv2 assigns:
+    a header assigned an invalid header is only marked invalid and keeps its own bits
+    (the headers inside a struct are assigned one by one)."""
+    kind = getattr(src, "_kind", None)
+    if kind == "header":
+        if src._v:
+            return src._copy()
+        c = old._copy()
+        c._v = False
+        return c
+    if kind != "struct":
+        return src._copy()
+    c = _new(type(src))
+    for name in src.__slots__:
+        v = getattr(src, name)
+        if hasattr(v, "_kind"):
+            v = _kept(getattr(old, name), v)
+        elif hasattr(v, "_copy"):
+            v = v._copy()
+        elif isinstance(v, tuple):
+            v = _copy_tuple(v)
+        setattr(c, name, v)
+    return c
 
 
 def _copy_tuple(t: tuple[Any, ...]) -> tuple[Any, ...]:
