@@ -76,7 +76,10 @@ class EcnUnconfiguredPortTest(EcnTest):
 class EcnRedRampTest(EcnTest):
     """RED between 10 and 50 packets up to probability 128/256: nothing marked at 10 or
     below, everything at 50 and above; in between the marks follow the linear ramp
-    (total within 4 sd of its expectation) and grow with the queue."""
+    (total within 4 sd of its expectation) and grow with the queue: more marks at depths
+    30-49 than at 11-29. (Expected 29.5 against 9.5 over the four bursts; on a target whose
+    random numbers are not seeded, BMv2, that comparison fails about once in 15,000 runs,
+    where asking for twice as many failed about one run in twelve.)"""
 
     def runTest(self) -> None:
         k_min, k_max, p_max = 10, 50, 128
@@ -98,4 +101,4 @@ class EcnRedRampTest(EcnTest):
         )
         low = sum(marks[q] for q in ramp if q < 30)
         high = sum(marks[q] for q in ramp if q >= 30)
-        self.assertGreater(high, 2 * low)
+        self.assertGreater(high, low, str(marks))
