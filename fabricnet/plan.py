@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from controller.topology import host_prefix
 
 __all__ = ["LinkShape", "host_prefix", "interface_name", "link_shape"]
 
@@ -55,13 +55,3 @@ def interface_name(tag: str, node: str, port: int) -> str:
             "use shorter node names (or a shorter tag)"
         )
     return name
-
-
-def host_prefix(ip: str, subnets: Iterable[str]) -> int:
-    """The prefix length of the first of `subnets` holding `ip` (32 if none does)."""
-    addr = ipaddress.ip_address(ip.split("/")[0])
-    for s in subnets:
-        net = ipaddress.ip_network(s, strict=False)
-        if addr.version == net.version and addr in net:
-            return net.prefixlen
-    return 32

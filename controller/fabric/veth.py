@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..targets import in_netns
+from ..topology import host_prefix
 
 __all__ = [
     "PACKET_OUTGOING",
@@ -98,17 +99,6 @@ class VethPlan:
     collector_ifaces: dict[str, str] = field(default_factory=dict)  # switch -> tap side
 
 
-def _prefix_len(ip: str, subnets: Iterable[str]) -> int:
-    import ipaddress
-
-    addr = ipaddress.ip_address(ip.split("/")[0])
-    for s in subnets:
-        net = ipaddress.ip_network(s, strict=False)
-        if addr.version == net.version and addr in net:
-            return net.prefixlen
-    return 32
-
-
 def plan_veths(topology: Any, collector_ports: dict[str, int], tag: str = "") -> VethPlan:
     """The veth pairs and namespaces of `topology`; `collector_ports[switch]` is the port
     whose far end is the INT collector."""
@@ -125,7 +115,7 @@ def plan_veths(topology: Any, collector_ports: dict[str, int], tag: str = "") ->
         ports[h.switch].append((h.port, sw_if))
         subnets = topology.switch(h.switch).subnets
         hosts[h.name] = HostNs(
-            h.name, f"sf-{tag}{h.name}", h.ip, _prefix_len(h.ip, subnets), h.mac, sw_if
+            h.name, f"sf-{tag}{h.name}", h.ip, host_prefix(h.ip, subnets), h.mac, sw_if
         )
     taps: dict[str, str] = {}
     for name, port in collector_ports.items():

@@ -11,6 +11,7 @@ from .model import (
     SwitchNode,
     Topology,
     TopologyError,
+    host_prefix,
     router_mac_for,
 )
 from .units import format_delay, format_rate, parse_delay, parse_loss, parse_mac, parse_rate
@@ -27,6 +28,7 @@ __all__ = [
     "format_delay",
     "format_rate",
     "host_mac_for",
+    "host_prefix",
     "load_topology",
     "parse_delay",
     "parse_loss",

@@ -13,6 +13,7 @@ the access link as a `Link` whose `a` end is the host (port 0 is the NIC).
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -28,6 +29,7 @@ __all__ = [
     "SwitchNode",
     "Topology",
     "TopologyError",
+    "host_prefix",
     "router_mac_for",
 ]
 
@@ -52,6 +54,17 @@ class TopologyError(ValueError):
 
     def in_file(self, file: str) -> TopologyError:
         return TopologyError(self.message, self.path, file)
+
+
+def host_prefix(ip: str, subnets: Iterable[str]) -> int:
+    """The prefix length of the first of `subnets` (a switch's) holding `ip` (32 if none
+    does): the mask a host's interface gets."""
+    addr = ipaddress.ip_address(ip.split("/")[0])
+    for s in subnets:
+        net = ipaddress.ip_network(s, strict=False)
+        if addr.version == net.version and addr in net:
+            return net.prefixlen
+    return 32
 
 
 def router_mac_for(device_id: int) -> str:
