@@ -31,6 +31,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .frontend.cachedir import cache_dir
+
 if TYPE_CHECKING:
     from .program_info import CompiledProgram
 
@@ -40,16 +42,6 @@ log = logging.getLogger("softswitch.cache")
 _FORMAT = b"softswitch-program-cache-1"
 _SUFFIXES = (".py", ".lark", ".p4")
 _PREFIX = "program-"
-
-
-def cache_dir() -> Path:
-    """Where softswitch keeps what it can rebuild: $SOFTSWITCH_CACHE_DIR, else
-    $XDG_CACHE_HOME/softswitch, else ~/.cache/softswitch."""
-    env = os.environ.get("SOFTSWITCH_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "softswitch"
 
 
 def _stat_tree(root: str, h: hashlib._Hash) -> None:

@@ -16,21 +16,12 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import ast as A
 from . import lexer as lexer_module
 from .builder import AstBuilder, Locate
+from .cachedir import cache_dir
 from .errors import P4Error, P4SyntaxError
 from .lexer import P4Lexer
 
 GRAMMAR = Path(__file__).with_name("p4_16.lark")
 log = logging.getLogger("softswitch.frontend")
-
-
-def cache_dir() -> Path:
-    """Where softswitch keeps what it can rebuild: $SOFTSWITCH_CACHE_DIR, else
-    $XDG_CACHE_HOME/softswitch, else ~/.cache/softswitch."""
-    env = os.environ.get("SOFTSWITCH_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "softswitch"
 
 
 def _build() -> Lark:
