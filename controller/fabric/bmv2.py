@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from ..targets import SwitchSpec
-from .control import HostState
 from .desired import fabric_desired_state_with_arp
 from .runner import FabricRun
 from .veth import FrameTap, VethNet, VethPlan, plan_veths
@@ -164,22 +163,12 @@ class Bmv2Run(FabricRun):
             spec = replace(spec, target_args=("--priority-queues", str(self.priority_queues)))
         return spec
 
-    def host_states(self) -> tuple[HostState, ...]:
+    def host_attachment(self, host: str) -> dict[str, Any]:
+        """A host is a network namespace here; the UDP addresses are unused."""
         assert self.veth_plan is not None
+        ns = self.veth_plan.hosts[host]
         nowhere = ("", 0)
-        return tuple(
-            HostState(
-                h.name,
-                h.ip,
-                h.mac,
-                self.topology.switch(h.switch).router_mac,
-                nowhere,
-                nowhere,
-                netns=self.veth_plan.hosts[h.name].netns,
-                iface=self.veth_plan.hosts[h.name].iface,
-            )
-            for h in self.topology.hosts
-        )
+        return {"address": nowhere, "switch_address": nowhere, "netns": ns.netns, "iface": ns.iface}
 
     def host_netns(self, host: str) -> str:
         """The network namespace that is host `host`."""

@@ -320,19 +320,23 @@ class FabricRun:
         ).save(self.state_file)
 
     def host_states(self) -> tuple[HostState, ...]:
-        """Where the hosts are, for `sprayfabric send` (here: UDP cable ends)."""
-        assert self.wiring is not None
+        """Where the hosts are, for `sprayfabric send`."""
         return tuple(
             HostState(
                 h.name,
                 h.ip,
                 h.mac,
                 self.topology.switch(h.switch).router_mac,
-                self.wiring.hosts[h.name].address,
-                self.wiring.hosts[h.name].switch_address,
+                **self.host_attachment(h.name),
             )
             for h in self.topology.hosts
         )
+
+    def host_attachment(self, host: str) -> dict[str, Any]:
+        """How `host` is reached, as HostState fields (here: its UDP cable ends)."""
+        assert self.wiring is not None
+        w = self.wiring.hosts[host]
+        return {"address": w.address, "switch_address": w.switch_address}
 
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
