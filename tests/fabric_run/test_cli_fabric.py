@@ -7,19 +7,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests.fabric_run.cli import EXE, sf, wait_ready
+
 ROOT = Path(__file__).resolve().parents[2]
-EXE = [str(Path(sys.executable).with_name("sprayfabric"))]
-
-
-def sf(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    r = subprocess.run([*EXE, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
-    if ok:
-        assert r.returncode == 0, (args, r.stdout, r.stderr)
-    return r
 
 
 def alive(pid: int) -> bool:
@@ -49,11 +42,7 @@ def test_up_status_send_set_lb_link_telemetry_stop(tmp_path: Path) -> None:
     )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 120
-        while "Ctrl-C stops the fabric" not in (tmp_path / "up.log").read_text():
-            assert up.poll() is None, (tmp_path / "up.log").read_text()
-            assert time.monotonic() < deadline, (tmp_path / "up.log").read_text()
-            time.sleep(0.2)
+        wait_ready(up, tmp_path / "up.log")
         state = json.loads((tmp_path / ".sprayfabric" / "run.json").read_text())
         pids = [s["pid"] for s in state["switches"]]
         assert len(pids) == 4 and all(alive(p) for p in pids)

@@ -11,22 +11,15 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from controller.fabric.control import RunState
 from controller.fabric.traffic import build_frame, send
+from tests.fabric_run.cli import EXE, sf, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
-EXE = [str(Path(sys.executable).with_name("sprayfabric"))]
 HEADER = ("link", "tx b/s", "rx b/s", "util", "queue", "int q", "tx pkts", "ecn", "trim", "cnp")
-
-
-def sf(cwd: Path, *args: str) -> str:
-    r = subprocess.run([*EXE, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, (args, r.stdout, r.stderr)
-    return r.stdout
 
 
 def link_rows(table: str) -> dict[str, list[str]]:
@@ -66,11 +59,7 @@ def test_live_table_under_congestion(tmp_path: Path) -> None:
     )
     live = None
     try:
-        deadline = time.monotonic() + 120
-        while "Ctrl-C stops the fabric" not in (tmp_path / "up.log").read_text():
-            assert up.poll() is None, (tmp_path / "up.log").read_text()
-            assert time.monotonic() < deadline, (tmp_path / "up.log").read_text()
-            time.sleep(0.2)
+        wait_ready(up, tmp_path / "up.log")
         state = RunState.load(tmp_path / ".sprayfabric" / "run.json")
         h1, h2, h4 = state.host("h1"), state.host("h2"), state.host("h4")
 
@@ -110,9 +99,9 @@ def test_live_table_under_congestion(tmp_path: Path) -> None:
         assert any(t[link][4] != "-" for t in tables for link in t)  # INT saw the queues too
 
         # afterwards: the counters, and the same figures as JSON
-        table = sf(tmp_path, "telemetry", "--once")
+        table = sf(tmp_path, "telemetry", "--once").stdout
         rows = link_rows(table)
-        t = json.loads(sf(tmp_path, "telemetry", "--once", "--json"))
+        t = json.loads(sf(tmp_path, "telemetry", "--once", "--json").stdout)
         links = {f"{lk['switch']}:{lk['port']}->{lk['peer']}": lk for lk in t["links"]}
         assert set(rows) == set(links)
         for name, cells in rows.items():

@@ -8,13 +8,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from controller.targets import free_port
-
-EXE = [str(Path(sys.executable).with_name("sprayfabric"))]
+from tests.fabric_run.cli import EXE, sf, wait_ready
 
 
 def running(pid: int) -> bool:
@@ -50,23 +48,9 @@ def start_up(tmp: Path, topo: Path, log_name: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen([*EXE, "up", str(topo)], cwd=tmp, stdout=log, stderr=log)
 
 
-def wait_ready(up: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while "Ctrl-C stops the fabric" not in log.read_text():
-        assert up.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, log.read_text()
-        time.sleep(0.1)
-
-
 def switch_pids(tmp: Path) -> list[int]:
     state = json.loads((tmp / ".sprayfabric" / "run.json").read_text())
     return [s["pid"] for s in state["switches"]]
-
-
-def sf_down(tmp: Path) -> str:
-    r = subprocess.run([*EXE, "down"], cwd=tmp, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
 
 
 def killed_up(tmp: Path, topo: Path, log_name: str, ups: list) -> list[int]:
@@ -91,12 +75,12 @@ def test_switches_a_killed_up_left_are_stopped_by_the_next_up_or_down(tmp_path: 
     try:
         # `down` after a killed `up`: its switches, by their record
         pids = killed_up(tmp_path, topo, "up1.log", ups)
-        out = sf_down(tmp_path)
+        out = sf(tmp_path, "down").stdout
         assert out.startswith("stopped 2 switch processes"), out
         assert all(f"pid {p}," in out for p in pids), out
         assert not any(running(p) for p in pids)
         assert not (tmp_path / ".sprayfabric" / "run.json").exists()
-        assert sf_down(tmp_path) == "no fabric here: nothing to stop\n"
+        assert sf(tmp_path, "down").stdout == "no fabric here: nothing to stop\n"
 
         # `up` after a killed `up`: stops them first, in one line, and takes their ports
         pids = killed_up(tmp_path, topo, "up2.log", ups)
@@ -112,7 +96,7 @@ def test_switches_a_killed_up_left_are_stopped_by_the_next_up_or_down(tmp_path: 
         assert len(pids) == 2 and not set(pids) & set(old) and all(running(p) for p in pids)
 
         # `down` with `up` running: SIGTERM to `up`, which stops its switches itself
-        out = sf_down(tmp_path)
+        out = sf(tmp_path, "down").stdout
         assert out.startswith(f"stopped the fabric of process {ups[-1].pid} (up "), out
         assert ups[-1].wait(timeout=10) == 0
         assert "fabric stopped" in (tmp_path / "up3.log").read_text()
