@@ -80,13 +80,17 @@ class _Checker(FlowCalls):
         elif isinstance(d, A.ConstantDecl | A.ValueSetDecl):
             self.env[-1][d.name] = Ref("const")
 
+    def declare_block(self, d: A.ControlDecl | A.ParserDecl) -> None:
+        """A control's or parser's parameters and locals, in the scope just opened."""
+        for p in _params(d.ctor_params, d.params):
+            self.param(p)
+        for loc in _decls(d.locals):
+            self.local(loc)
+
     def control(self, d: A.ControlDecl) -> None:
         self.facts = Facts()
         with self.scope():
-            for p in _params(d.ctor_params, d.params):
-                self.param(p)
-            for loc in _decls(d.locals):
-                self.local(loc)
+            self.declare_block(d)
             self.block_body(d.body)
 
     def function(self, d: A.FunctionDecl) -> None:
@@ -101,10 +105,7 @@ class _Checker(FlowCalls):
     def parser(self, d: A.ParserDecl) -> None:
         self.facts = Facts()
         with self.scope():
-            for p in _params(d.ctor_params, d.params):
-                self.param(p)
-            for loc in _decls(d.locals):
-                self.local(loc)
+            self.declare_block(d)
             states = {s.name: s for s in d.states}
             if "start" not in states:
                 return
