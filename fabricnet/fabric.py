@@ -33,6 +33,7 @@ from controller.targets import SwitchProcess, Target
 from .launch import launcher
 from .net import FabricNet
 from .report import Uplink, uplinks_of
+from .switch import LaunchRequest, ProcessHandle, SwitchLaunch
 
 __all__ = ["EGRESS_PORT_COUNTER", "MininetFabric", "RunOptions"]
 
@@ -97,7 +98,7 @@ class _MininetRun(FabricRun):
         }
         self.fabric_net = FabricNet(
             self.topology,
-            launch=launcher(opts.target),
+            launch=self._recorded(launcher(opts.target)),
             workdir=opts.workdir,
             grpc_ports=ports,
             pcap=opts.pcap,
@@ -111,6 +112,24 @@ class _MininetRun(FabricRun):
         for sw in self.fabric_net.net.switches:
             if isinstance(sw.process, SwitchProcess):
                 self.handles[sw.name] = sw.process
+
+    def _recorded(self, launch: SwitchLaunch) -> SwitchLaunch:
+        """`launch`, recording each process in the run's ledger the moment it starts (the
+        one before it on that node is forgotten), so a run killed outright, even while it
+        starts, leaves no switch that the next run cannot stop."""
+        started: dict[str, int] = {}
+
+        def recorded(req: LaunchRequest) -> ProcessHandle:
+            handle = launch(req)
+            if self.ledger is not None and isinstance(handle, SwitchProcess):
+                old = started.get(req.name)
+                if old is not None:
+                    self.ledger.discard(old)
+                self.ledger.add(req.name, handle.pid, handle.command())
+                started[req.name] = handle.pid
+            return handle
+
+        return recorded
 
     def restart_switch(self, name: str) -> int:
         """Stop switch `name`'s process by PID and start it again, empty, on the same veths

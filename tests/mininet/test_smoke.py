@@ -11,6 +11,7 @@ Traffic stays small: softswitch is a Python process per switch."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -30,6 +31,12 @@ PINGS = 24
 
 def _uplink_delta(before: dict, after: dict, leaf: str) -> dict[str, int]:
     return {u.peer: after[u] - before[u] for u in after if u.switch == leaf}
+
+
+def _recorded_pids(workdir: Path) -> dict[str, int]:
+    """{switch: PID} from the run's ledger of switch processes."""
+    data = json.loads((workdir / "switches.json").read_text())
+    return {p["name"]: p["pid"] for p in data["processes"]}
 
 
 def test_leaf_spine_pingall_and_spray_uses_both_uplinks(tmp_path: Path) -> None:
@@ -78,6 +85,10 @@ def test_leaf_spine_pingall_and_spray_uses_both_uplinks(tmp_path: Path) -> None:
         old_pid = fab.mininet.get("spine2").process.pid
         new_pid = fab.run.restart_switch("spine2")
         assert new_pid != old_pid
+        # the ledger names each live switch process, so a killed run's are stopped later
+        recorded = _recorded_pids(tmp_path)
+        live = {n: fab.mininet.get(n).process.pid for n in ("leaf1", "leaf2", "spine1", "spine2")}
+        assert recorded == live, (recorded, live)
         assert sessions.wait_restored("spine2", restores, timeout=120)
         out = h1.cmd(f"ping -c 5 -i 0.1 -W 2 {h3_ip}")
         assert "5 received" in out, out
@@ -86,8 +97,9 @@ def test_leaf_spine_pingall_and_spray_uses_both_uplinks(tmp_path: Path) -> None:
     assert sorted(ecmp.values()) == [0, PINGS], ecmp
     assert sum(spray.values()) == PINGS and min(spray.values()) > 0, spray
     assert rerouted == {"spine1": 0, "spine2": PINGS}, rerouted
-    # nothing the run created is left
+    # nothing the run created is left, and a clean stop removes the ledger
     assert not footprint.leftovers(), str(footprint.leftovers())
+    assert not (tmp_path / "switches.json").exists()
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     assert f"{tag}leaf" not in links and f"{tag}spine" not in links and f"{tag}h1" not in links
     assert len(footprint.namespaces) == len(topology.hosts)
