@@ -220,23 +220,18 @@ def _start_server(runtime: Any, device_id: int, address: str, cache: Any) -> tup
 
 
 def _replay(runtime: Any, inputs: dict[int, Path], wait_s: float, stop: threading.Event) -> None:
+    from itertools import islice
+
     from .ports import PcapError, merge_pcaps
 
     if stop.wait(wait_s):
         return
     n = 0
-
-    def frames() -> Any:
-        nonlocal n
-        for item in merge_pcaps(inputs):
-            if not n & 255 and stop.is_set():
-                return
-            n += 1
-            yield item
-
     t0 = time.perf_counter()
     try:
-        runtime.inject_many(frames())  # the lock is taken once per chunk of frames
+        frames = merge_pcaps(inputs)
+        while not stop.is_set() and (chunk := list(islice(frames, 1024))):
+            n += runtime.inject_many(chunk)  # the lock is taken once per 64 frames
     except (OSError, PcapError) as e:
         log.error("reading the input pcap files: %s", e)
     if stop.is_set():

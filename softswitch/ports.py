@@ -193,7 +193,7 @@ def read_pcap(path: str | Path) -> Iterator[PcapRecord]:
 
 def _pcap_frames(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """`read_pcap` as (nanoseconds, frame) pairs: what a replay needs, without a record
-    object per frame."""
+    object per frame. The file is read a megabyte at a time, not a read per record."""
     with open(path, "rb") as f:
         head = f.read(24)
         if len(head) < 24:
@@ -204,25 +204,35 @@ def _pcap_frames(path: str | Path) -> Iterator[tuple[int, bytes]]:
         if fmt is None:
             raise PcapError(f"{path}: not a pcap file")
         order, unit = fmt
-        rec = struct.Struct(order + "IIII")
-        while True:
-            h = f.read(16)
-            if len(h) < 16:
-                return
-            sec, frac, incl, _orig = rec.unpack(h)
-            data = f.read(incl)
-            if len(data) < incl:
-                return  # a truncated last record, as a capture cut short leaves it
-            yield sec * 1_000_000_000 + frac * unit, data
+        unpack = struct.Struct(order + "IIII").unpack_from
+        buf = b""
+        while chunk := f.read(_READ_CHUNK):
+            buf += chunk
+            off, end = 0, len(buf)
+            while off + 16 <= end:
+                sec, frac, incl, _orig = unpack(buf, off)
+                stop = off + 16 + incl
+                if stop > end:
+                    break  # the rest of this record is in the next chunk
+                yield sec * 1_000_000_000 + frac * unit, buf[off + 16 : stop]
+                off = stop
+            buf = buf[off:]
+        # what is left is a truncated last record, as a capture cut short leaves it
 
 
+_READ_CHUNK = 1 << 20
 _RECORD = struct.Struct("<IIII")  # pcap record header: seconds, microseconds, lengths
 
 
 class PcapWriter:
-    """Writes a classic pcap (Ethernet, microseconds). Frames are buffered: `flush()` (the
-    switch runtime calls it every 0.2 s) or `close()` puts them in the file; the file
-    header is written at once."""
+    """Writes a classic pcap (Ethernet, microseconds). The file header is written at once;
+    frames are kept in memory until `flush()` or `close()` writes them with one call.
+
+    `write(data, ts_ns)` stamps a frame with its own time (now when None). `append(data)`
+    stamps it with the time of the batch it belongs to: the wall clock read at the first
+    frame appended since the last `flush()`; the switch runtime flushes after every batch
+    it delivers, so the frames one batch of input produced share one reading of the clock
+    (and a record header per frame length, built once)."""
 
     def __init__(self, path: str | Path, snaplen: int = 65535) -> None:
         self.path = Path(path)
@@ -230,30 +240,61 @@ class PcapWriter:
         self._f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, snaplen, LINKTYPE_ETHERNET))
         self._f.flush()
         self.snaplen = snaplen
-        self.count = 0
+        self.count = 0  # frames written or appended, flushed or not
+        self._parts: list[bytes] = []
+        self._heads: dict[int, bytes] = {}  # record headers at the batch time, by length
+        self._batch_ts: int | None = None
 
     def write(self, data: bytes, ts_ns: int | None = None) -> None:
-        f = self._f
-        if f is None:
+        """One frame captured at `ts_ns` (nanoseconds since the epoch; now when None)."""
+        if self._f is None:
             raise OSError(f"{self.path} is closed")
-        sec, ns = divmod(time.time_ns() if ts_ns is None else ts_ns, 1_000_000_000)
-        n = len(data)
-        if n > self.snaplen:
-            f.write(_RECORD.pack(sec, ns // 1000, self.snaplen, n))
-            f.write(data[: self.snaplen])
-        else:
-            f.write(_RECORD.pack(sec, ns // 1000, n, n))
-            f.write(data)
+        self._add(data, time.time_ns() if ts_ns is None else ts_ns)
+
+    def append(self, data: bytes) -> None:
+        """One frame at the batch time (see the class)."""
+        head = self._heads.get(len(data))
+        if head is None:
+            if self._f is None:
+                raise OSError(f"{self.path} is closed")
+            if self._batch_ts is None:
+                self._batch_ts = time.time_ns()
+            head = self._add(data, self._batch_ts)
+            if len(data) <= self.snaplen:
+                self._heads[len(data)] = head
+            return
+        self._parts += (head, data)
         self.count += 1
 
+    def _add(self, data: bytes, ts_ns: int) -> bytes:
+        sec, ns = divmod(ts_ns, 1_000_000_000)
+        n = len(data)
+        if n > self.snaplen:
+            head = _RECORD.pack(sec, ns // 1000, self.snaplen, n)
+            data = data[: self.snaplen]
+        else:
+            head = _RECORD.pack(sec, ns // 1000, n, n)
+        self._parts += (head, data)
+        self.count += 1
+        return head
+
     def flush(self) -> None:
-        if self._f is not None:
+        """Write what was kept in memory to the file; the next `append` starts a batch."""
+        self._batch_ts = None
+        if self._heads:
+            self._heads = {}
+        if self._parts and self._f is not None:
+            self._f.write(b"".join(self._parts))
+            self._parts.clear()
             self._f.flush()
 
     def close(self) -> None:
         if self._f is not None:
-            self._f.close()
-            self._f = None
+            try:
+                self.flush()
+            finally:
+                self._f.close()
+                self._f = None
 
 
 class PcapFilePort:
@@ -267,10 +308,11 @@ class PcapFilePort:
         self.writer = PcapWriter(out_path)
         self._in = iter(read_pcap(in_path)) if in_path is not None else None
         self._closed = False
-        self.send = self.writer.write  # type: ignore[method-assign]  # one call per frame, not two
+        self.send = self.writer.append  # type: ignore[method-assign]  # one call per frame, not two
 
     def send(self, data: bytes) -> None:
-        self.writer.write(data)
+        """Append `data` to the output (at the time of the runtime's batch; see PcapWriter)."""
+        self.writer.append(data)
 
     def flush(self) -> None:
         self.writer.flush()

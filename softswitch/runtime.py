@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -38,7 +37,6 @@ __all__ = ["RuntimeStats", "SwitchRuntime"]
 log = logging.getLogger("softswitch.runtime")
 _PENDING_MAX = 1 << 20  # driven-mode outputs kept for the next step() call
 _IDLE_WAIT_S = 0.5  # the scheduler rechecks this often even when nothing wakes it
-_FLUSH_S = 0.2  # buffered port output (pcap files) reaches the disk this often
 _BURST = 64  # frames a receive thread takes from a port at once
 
 
@@ -92,6 +90,7 @@ class SwitchRuntime:
         self._driven = isinstance(self.clock, SimClock)
         self._pending: deque[Output] = deque(maxlen=_PENDING_MAX)
         self._queue_settings: list[tuple[str, int | None, int | None, object]] = []
+        self._flushes: list[Callable[[], None]] = []  # ports that buffer output (pcap files)
 
     # ------------------------------------------------------------ pipeline
     def load(self, compiled: CompiledProgram) -> Switch:
@@ -171,6 +170,7 @@ class SwitchRuntime:
         with self.lock:
             old = self.ports.get(port_no)
             self.ports[port_no] = port
+            self._flushes = [f for p in self.ports.values() if (f := getattr(p, "flush", None))]
             running = self._running
         if old is not None and old is not port:
             old.close()
@@ -210,40 +210,40 @@ class SwitchRuntime:
     def inject_many(self, frames: Iterable[tuple[int, bytes]], chunk: int = 64) -> int:
         """`inject` for a stream of (port, frame) pairs, in order; returns how many were
         taken. The lock is taken once per `chunk` frames (a replay or a burst from a port
-        pays one lock hand-off per chunk, and P4Runtime waits at most one chunk); CPU and
-        digest listeners are called after each chunk, outside the lock."""
+        pays one lock hand-off per chunk, and P4Runtime waits at most one chunk); what the
+        chunk sends goes to the ports at its end, and CPU and digest listeners are called
+        after it, outside the lock."""
         it = iter(frames)
         taken = 0
-        stats = self.stats
-        while True:
-            batch = list(islice(it, chunk))
-            if not batch:
-                return taken
+        while batch := list(islice(it, chunk)):
             taken += len(batch)
-            cpu: list[bytes] = []
-            digests: list[Digest] = []
-            with self.lock:
-                sw = self.switch
-                if sw is None:
-                    stats.no_pipeline += len(batch)
+            self._run_batch(batch)
+        return taken
+
+    def _run_batch(self, batch: list[tuple[int, bytes]]) -> None:
+        stats = self.stats
+        with self.lock:
+            sw = self.switch
+            if sw is None:
+                stats.no_pipeline += len(batch)
+                return
+            receive = sw.receive
+            outs: list[Output] = []
+            for port, data in batch:
+                try:
+                    sent = receive(port, data)
+                except Exception:
+                    stats.errors += 1
+                    log.exception("port %d: processing a %d-byte frame failed", port, len(data))
                     continue
-                receive = sw.receive
-                for port, data in batch:
-                    stats.rx += 1
-                    try:
-                        outs = receive(port, data)
-                    except Exception:
-                        stats.errors += 1
-                        log.exception("port %d: processing a %d-byte frame failed", port, len(data))
-                        continue
-                    if outs or sw.digests:
-                        c, d = self._deliver(sw, outs)
-                        cpu += c
-                        digests += d
-                if self._running and sw.tm.configured and sw.tm.next_time() is not None:
-                    self._wake.notify()
-            if cpu or digests:
-                self._notify(cpu, digests)
+                if sent:
+                    outs += sent
+            stats.rx += len(batch)
+            cpu, digests = self._deliver(sw, outs)
+            if self._running and sw.tm.configured and sw.tm.next_time() is not None:
+                self._wake.notify()
+        if cpu or digests:
+            self._notify(cpu, digests)
 
     def step(self, until_us: float) -> list[Output]:
         """Driven mode: serve the queues up to `until_us` (a SimClock moves there), deliver
@@ -286,6 +286,11 @@ class SwitchRuntime:
             except OSError as e:
                 stats.tx_errors += 1
                 log.debug("port %d: send failed: %s", o.port, e)
+        for flush in self._flushes:
+            try:
+                flush()
+            except OSError as e:
+                log.warning("writing a port's output failed: %s", e)
         digests = sw.digests
         if digests:
             sw.digests = []
@@ -334,7 +339,7 @@ class SwitchRuntime:
                 if burst is not None:
                     frames = burst(0.25, _BURST)
                     if frames and self.ports.get(port_no) is port:
-                        self.inject_many([(port_no, f) for f in frames], _BURST)
+                        self._run_batch([(port_no, f) for f in frames])
                     continue
                 data = port.recv(0.25)
             except PortClosed:
@@ -349,20 +354,15 @@ class SwitchRuntime:
                 inject(port_no, data)
 
     def _schedule(self) -> None:
-        """Serve rate-limited queues: sleep until the traffic manager's next packet is due.
-        Also flushes buffered port output (pcap files) at least every _FLUSH_S."""
-        flushed = time.monotonic()
+        """Serve rate-limited queues: sleep until the traffic manager's next packet is due."""
         while True:
             with self.lock:
                 if self._stopping.is_set():
                     return
-                if time.monotonic() - flushed >= _FLUSH_S:
-                    self._flush_ports()
-                    flushed = time.monotonic()
                 sw = self.switch
                 t = sw.tm.next_time() if sw is not None else None
                 if sw is None or t is None:
-                    self._wake.wait(_FLUSH_S)
+                    self._wake.wait(_IDLE_WAIT_S)
                     continue
                 now = self.clock.now_us()
                 if t > now:
@@ -376,15 +376,6 @@ class SwitchRuntime:
                     outs = []
                 cpu, digests = self._deliver(sw, outs)
             self._notify(cpu, digests)
-
-    def _flush_ports(self) -> None:
-        for port in self.ports.values():
-            flush = getattr(port, "flush", None)
-            if flush is not None:
-                try:
-                    flush()
-                except OSError as e:
-                    log.warning("flushing a port failed: %s", e)
 
     def stop(self) -> None:
         """Stop the threads and close the ports (pcap outputs are complete afterwards)."""

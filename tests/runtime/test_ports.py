@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import softswitch.ports as ports_module
 from softswitch.ports import (
     CpuPort,
     PcapError,
@@ -115,6 +116,54 @@ def test_truncated_last_record_is_ignored(tmp_path: Path) -> None:
     w.close()
     f.write_bytes(f.read_bytes()[:-3])
     assert [r.data for r in read_pcap(f)] == [b"full"]
+
+
+def test_records_across_read_chunks_are_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader takes the file in chunks; records split by a chunk boundary (header or
+    body) come out whole, in order, and a truncated last record is still left out."""
+    monkeypatch.setattr(ports_module, "_READ_CHUNK", 7)
+    frames = [bytes([i]) * (1 + 5 * i) for i in range(12)]
+    f = tmp_path / "c.pcap"
+    w = PcapWriter(f)
+    for i, data in enumerate(frames):
+        w.write(data, ts_ns=i * 1000)
+    w.close()
+    assert [(r.ts_ns, r.data) for r in read_pcap(f)] == [
+        (i * 1000, d) for i, d in enumerate(frames)
+    ]
+    f.write_bytes(f.read_bytes()[:-2])
+    assert [r.data for r in read_pcap(f)] == frames[:-1]
+
+
+def test_appended_frames_share_their_batch_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`append` reads the clock once per batch (between flushes) and keeps frames in memory
+    until the flush; frames longer than the snap length are cut with their length kept."""
+    clock = iter([5_000_001_000, 9_000_002_000])
+    monkeypatch.setattr(ports_module.time, "time_ns", lambda: next(clock))
+    out = tmp_path / "o.pcap"
+    w = PcapWriter(out, snaplen=8)
+    w.append(b"a" * 4)
+    w.append(b"b" * 4)
+    w.append(b"c" * 12)
+    assert list(read_pcap(out)) == []  # nothing written before the flush
+    w.flush()
+    w.append(b"d" * 4)
+    w.close()
+    got = [(r.ts_ns, r.data) for r in read_pcap(out)]
+    assert got == [
+        (5_000_001_000, b"aaaa"),
+        (5_000_001_000, b"bbbb"),
+        (5_000_001_000, b"c" * 8),
+        (9_000_002_000, b"dddd"),
+    ]
+    body = out.read_bytes()[24:]
+    assert struct.unpack_from("<IIII", body, 2 * (16 + 4)) == (5, 1, 8, 12)
+    with pytest.raises(OSError, match="closed"):
+        w.append(b"e")
 
 
 def test_merge_orders_by_timestamp_across_ports(tmp_path: Path) -> None:

@@ -258,3 +258,21 @@ def test_inject_many_gives_what_inject_gives_frame_by_frame() -> None:
     idle = SwitchRuntime()
     assert idle.inject_many(stream[:10]) == 10
     assert idle.stats.no_pipeline == 10
+
+
+def test_pcap_output_is_in_the_file_after_each_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A pcap-file port keeps frames in memory only while the runtime delivers a batch:
+    once `inject`/`inject_many` returns, the file holds them (no flush thread, no stop)."""
+    from softswitch.ports import PcapFilePort, read_pcap
+
+    rt = SwitchRuntime()
+    rt.load(compiled())
+    rt.add_port(2, PcapFilePort(tmp_path / "p2.pcap"))
+    rt.add_port(3, PcapFilePort(tmp_path / "p3.pcap"))
+    rt.inject(1, frame(2, val=1))
+    assert [r.data for r in read_pcap(tmp_path / "p2.pcap")] == [frame(2, val=1)]
+    assert rt.inject_many([(1, frame(3 - i % 2, val=i)) for i in range(10)], chunk=4) == 10
+    p2 = [r.data[2] for r in read_pcap(tmp_path / "p2.pcap")]
+    p3 = [r.data[2] for r in read_pcap(tmp_path / "p3.pcap")]
+    assert p2 == [1, 1, 3, 5, 7, 9] and p3 == [0, 2, 4, 6, 8]
+    rt.stop()
