@@ -150,6 +150,23 @@ class Types:
                 parts.append((field_py(n), self.zero_code(t)))
         return parts
 
+    def _reset_fields(
+        self, out: Emitter, var: str, st: T.StructLikeType, temps: Iterator[int]
+    ) -> None:
+        """Emit the lines that make the object in `var` (of `st`) what `__init__` makes,
+        zeroing the headers and structs it holds in place."""
+        for n, t in st.fields.items():
+            ft = T.strip_newtype(t)
+            if _inlinable(ft):
+                assert isinstance(ft, T.StructLikeType)
+                inner = f"_o{next(temps)}"
+                out.line(f"{inner} = {var}.{field_py(n)}")
+                self._reset_fields(out, inner, ft, temps)
+            else:
+                out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
+        if st.is_header:
+            out.line(f"{var}._v = False")
+
     def _inline_new(self, out: Emitter, st: T.StructLikeType, temps: Iterator[int]) -> str:
         """Emit the lines that build a zero `st` object; return the variable holding it."""
         var = f"_o{next(temps)}"
@@ -192,6 +209,15 @@ class Types:
                     if "_vw" in slots:
                         out.line("self._vw = 0")
             out.line("")
+            if st.kind == "struct":
+                # a struct made zero again in place (its inner headers and structs reused):
+                # the switch recycles a finished packet's structs instead of building new ones
+                out.line("def _reset(self):")
+                with out.indent():
+                    self._reset_fields(out, "self", st, itertools.count())
+                    if not st.fields:
+                        out.line("pass")
+                out.line("")
             out.line("def _copy(self):")
             with out.indent():
                 out.line(f"c = _new({st.pyname})")

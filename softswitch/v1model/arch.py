@@ -112,7 +112,9 @@ class V1Model:
             elem = t.args[0] if t.args else T.BitType(32)
             idx = self._index(cx, args[0])
             v = cx.convert(cx.expr(args[1], elem), elem, c.pos)
-            return V(f"{o}.write({idx}, {v.code})", T.VOID)
+            # a struct or header value is stored as a copy: the packet's own objects are
+            # reused for the next packets
+            return V(f"{o}.write({idx}, {cx.copy_code(v.code, v.type)})", T.VOID)
         if kind == "counter" and method == "count":
             return V(f"{o}.count({self._index(cx, args[0])})", T.VOID)
         if kind == "direct_counter" and method == "count":

@@ -31,6 +31,7 @@ from .tm import TrafficManager
 
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
 MAX_PASSES = 64  # resubmits/recirculations of one packet before it is dropped
+SPARE_STRUCTS = 64  # finished packets' structs a switch keeps for reuse
 
 
 @dataclass(slots=True)
@@ -164,6 +165,10 @@ class Switch:
         self._compute, self._deparser = pipe["compute"], pipe["deparser"]
         self._now_us = self.clock.now_us
         self._field_lists = self._collect_field_lists()
+        # the headers, metadata and standard metadata of finished packets, made zero again
+        # for the next packets (cheaper than new objects); only when all three can be reset
+        self._spare: list[tuple[Any, Any, Any]] = []
+        self._recycling = all(hasattr(c, "_reset") for c in (self._H, self._M, self._S))
 
     # ------------------------------------------------------------ used by generated code
     def table(self, name: str, fns: tuple[Callable[..., Any], ...]) -> Table:
@@ -400,16 +405,40 @@ class Switch:
         ctx = self.ctx
         if self.tracing:
             self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
-        ps = self._new_pass(itype, port, data, preserved)
-        std = ps.std
+        # _new_pass and _parse, written out: this runs for every packet
+        spare = self._spare
+        if spare:
+            hdr, meta, std = spare.pop()
+        else:
+            std = self._S()
+            hdr, meta = self._H(), self._M()
+        if preserved:
+            for f, v in preserved.items():
+                setattr(meta, f, v)
+        length = len(data)
+        std.packet_length = length
+        std.instance_type = itype
         if itype == NORMAL:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
+            std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, len(data))
+        ctx.std = std  # ctx.reset(std, length)
+        ctx.packet_length = length
+        ctx.clone_request = None
+        ctx.resubmit_request = False
+        ctx.recirculate_request = False
+        ctx.truncate_to = None
         if ctx.digests:
             ctx.digests = []
-        self._parse(ps)
-        hdr, meta = ps.hdr, ps.meta
+        pk = PacketReader(data)
+        try:
+            self._parser(pk, hdr, meta, std)
+        except _ParserError as e:
+            std.parser_error = e.code
+        except _Reject:
+            pass
+        payload = data[pk.off :]
+        ctx.payload = payload
         try:
             self._verify(hdr, meta)
         except _ExitSignal:
@@ -419,8 +448,8 @@ class Switch:
             self._ingress_block(hdr, meta, std)
         except _ExitSignal:
             pass
+        ps = _Pass(hdr, meta, std, payload, data, ctx.truncate_to, port)
         clone, resubmit = ctx.clone_request, ctx.resubmit_request
-        ps.truncate = ctx.truncate_to
         if ctx.digests:
             for recv, name, d in ctx.digests:
                 self.digests.append(Digest(recv, name, d))
@@ -434,12 +463,22 @@ class Switch:
             std.instance_type = REPLICATION
             self._multicast(ps, std.mcast_grp, depth)
             return
-        if std.egress_spec == DROP_PORT:
+        eport = std.egress_spec
+        if eport == DROP_PORT:
             self.dropped += 1
-            self.trace("drop", "ingress", "egress_spec is the drop port (511)")
+            if self.tracing:
+                self.trace("drop", "ingress", "egress_spec is the drop port (511)")
+            self._recycle(ps)
             return
         std.instance_type = NORMAL
-        self._enqueue(std.egress_spec, ps, depth)
+        tm = self.tm
+        if not tm.configured and std.priority < tm.priorities:
+            # _enqueue's unthrottled case, written out: egress runs now, queue metadata 0
+            std.enq_timestamp = (self._ticks() // self._ticks_per_us) & 0xFFFFFFFF
+            std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
+            self._egress(eport, ps, depth)
+        else:
+            self._enqueue(eport, ps, depth)
 
     def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
         """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""
@@ -488,13 +527,19 @@ class Switch:
         drops), E2E clone, drop check, computeChecksum, deparse, recirculate or output."""
         ctx = self.ctx
         std = ps.std
+        hdr = ps.hdr
         std.egress_port = eport
         std.egress_spec = DROP_PORT + 1
         std.egress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, std.packet_length)
-        ctx.payload = ps.payload
+        ctx.std = std  # ctx.reset(std, std.packet_length)
+        ctx.packet_length = std.packet_length
+        ctx.clone_request = None
+        ctx.resubmit_request = False
+        ctx.recirculate_request = False
+        ctx.truncate_to = None
+        ctx.payload = payload = ps.payload
         try:
-            self._egress_block(ps.hdr, ps.meta, std)
+            self._egress_block(hdr, ps.meta, std)
         except _ExitSignal:
             pass
         clone, recirc = ctx.clone_request, ctx.recirculate_request
@@ -504,16 +549,18 @@ class Switch:
         e2e = self._clone_e2e(ps, clone, depth) if clone is not None else None
         if std.egress_spec == DROP_PORT:
             self.dropped += 1
-            self.trace("drop", "egress", "egress_spec is the drop port (511)")
+            if self.tracing:
+                self.trace("drop", "egress", "egress_spec is the drop port (511)")
         else:
-            ctx.payload = ps.payload
+            ctx.payload = payload
             try:
-                self._compute(ps.hdr, ps.meta)
+                self._compute(hdr, ps.meta)
             except _ExitSignal:
                 pass
             buf = bytearray()
-            self._deparser(buf, ps.hdr)
-            data = bytes(buf) + ps.payload
+            self._deparser(buf, hdr)
+            buf += payload
+            data = bytes(buf)
             if trunc is not None:
                 data = data[:trunc]
             if truncate:
@@ -525,8 +572,21 @@ class Switch:
                 self._out.append(Output(self._ticks(), eport, data))
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
+        self._recycle(ps)
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
+
+    def _recycle(self, ps: _Pass) -> None:
+        """Keep the structs of a finished pass for the next packets (once: a pass whose
+        structs went back is marked by `hdr` None). Nothing outside the pass holds them:
+        the generated code copies any struct value it stores (digests, assignments)."""
+        if self._recycling and ps.hdr is not None and len(self._spare) < SPARE_STRUCTS:
+            hdr, meta, std = ps.hdr, ps.meta, ps.std
+            ps.hdr = None
+            hdr._reset()
+            meta._reset()
+            std._reset()
+            self._spare.append((hdr, meta, std))
 
     def _clone_e2e(
         self, ps: _Pass, req: tuple[str, int, int | None], depth: int

@@ -1,0 +1,113 @@
+"""A switch reuses a finished packet's header and metadata structs for the next packets:
+nothing of one packet may show in the next, and nothing a packet leaves behind (digests,
+register values, queued packets) may change when its structs are reused."""
+
+from __future__ import annotations
+
+from softswitch.clock import SimClock
+from tests.p4util import program, switch
+
+HDR = """
+header h_t { bit<8> op; bit<8> a; bit<8> b; bit<8> c; bit<8> d; }
+header x_t { bit<8> v; }
+struct s_t { bit<8> p; bit<8> q; }
+"""
+HEADERS = "h_t h; x_t x; x_t y;"
+META = "bit<8> m; s_t s;"
+PARSER = """
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.op) { 1: parse_x; default: accept; }
+    }
+    state parse_x { pkt.extract(hdr.x); transition accept; }
+"""
+
+
+def pkt(op: int, *rest: int) -> bytes:
+    return bytes([op, *rest, *([0] * (4 - len(rest)))])
+
+
+def test_a_packet_sees_none_of_the_previous_packets_values() -> None:
+    # op 1 extracts x and leaves bits behind everywhere: x (then invalid), y's field
+    # written while y is invalid, metadata, a struct in the metadata; op 0 reports them
+    src = program(
+        decls=HDR,
+        headers=HEADERS,
+        meta=META,
+        parser=PARSER,
+        ingress="""apply {
+            if (hdr.h.op == 1) {
+                meta.m = 0x11; meta.s.p = 0x22;
+                hdr.y.v = 0x33;
+                hdr.x.setInvalid();
+                sm.egress_spec = 2;
+            } else {
+                hdr.h.a = hdr.x.v; hdr.h.b = hdr.y.v; hdr.h.c = meta.m; hdr.h.d = meta.s.p;
+                sm.egress_spec = (bit<9>)sm.mcast_grp + 1;
+                sm.mcast_grp = 0;
+            }
+        }""",
+    )
+    sw = switch(src)
+    for _ in range(3):
+        assert sw.process(0, bytes([1, 0, 0, 0, 0, 0x44])) == [(2, bytes([1, 0, 0, 0, 0]))]
+        assert sw.process(0, pkt(0)) == [(1, pkt(0, 0, 0, 0, 0))]
+
+
+def test_dropped_packets_leave_nothing_behind() -> None:
+    src = program(
+        decls=HDR,
+        headers=HEADERS,
+        meta=META,
+        parser=PARSER,
+        ingress="""apply {
+            if (hdr.h.op == 1) { hdr.y.setValid(); hdr.y.v = 9; meta.m = 9; mark_to_drop(sm); }
+            else { hdr.h.a = meta.m; hdr.h.b = (bit<8>)(bit<1>)hdr.y.isValid(); }
+        }""",
+    )
+    sw = switch(src)
+    assert sw.process(0, pkt(1)) == []
+    assert sw.process(0, pkt(0)) == [(0, pkt(0, 0, 0))]
+
+
+def test_digests_and_register_values_outlive_the_packet() -> None:
+    src = program(
+        decls=HDR,
+        headers=HEADERS,
+        meta=META,
+        parser=PARSER,
+        ingress="""
+        register<bit<8>>(4) r;
+        apply {
+            meta.s.p = hdr.h.a;
+            meta.s.q = hdr.h.b;
+            digest<s_t>(1, meta.s);
+            r.write((bit<32>)hdr.h.op, hdr.h.a);
+        }""",
+    )
+    sw = switch(src)
+    sw.process(0, pkt(0, 5, 6))
+    sw.process(0, pkt(2, 7, 8))
+    sw.process(0, pkt(3, 9, 10))
+    assert [(d.data.p, d.data.q) for d in sw.digests] == [(5, 6), (7, 8), (9, 10)]
+    assert sw.externs["I.r"].values[:4] == [5, 0, 7, 9]
+
+
+def test_queued_packets_keep_their_own_headers() -> None:
+    # packets wait in a throttled queue while later ones arrive: each leaves as it was
+    src = program(
+        decls=HDR,
+        headers=HEADERS,
+        meta=META,
+        parser=PARSER,
+        ingress="apply { meta.m = hdr.h.a + 1; sm.egress_spec = 1; }",
+        egress="apply { hdr.h.b = meta.m; hdr.h.c = (bit<8>)sm.enq_qdepth; }",
+    )
+    sw = switch(src, clock=SimClock())
+    sw.tm.set_rate(port=1, pps=1000)
+    for i in range(5):
+        sw.inject(0, pkt(0, 10 * i))
+    outs = sw.run_until(1_000_000)
+    assert [o.data for o in outs] == [pkt(0, 10 * i, 10 * i + 1, max(i - 1, 0)) for i in range(5)]
+    # and the next packets, once the queue has drained, see fresh structs
+    assert sw.process(0, pkt(0, 3)) == [(1, pkt(0, 3, 4, 0))]
