@@ -358,7 +358,7 @@ def _open_port(iface: str) -> Any:
         from .ports_udp import UdpPort
 
         return UdpPort(iface)
-    from .ports import RawSocketPort
+    from .ports_afpacket import RawSocketPort
 
     return RawSocketPort(iface)
 

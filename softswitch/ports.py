@@ -1,4 +1,4 @@
-"""Packet I/O for a running switch: in-process queues, pcap files, Linux interfaces, the CPU.
+"""Packet I/O for a running switch: the port protocol, in-process queues, pcap files, the CPU.
 
 Every port speaks the `Port` protocol: `send(data)` puts a frame on the wire, `recv(timeout)`
 returns the next frame from the wire (None when `timeout` seconds pass first) and raises
@@ -12,31 +12,21 @@ runtime's lock held, so a port needs no locking of its own for sending.
 - `PcapFilePort` and `merge_pcaps`: pcap files as `simple_switch --use-files` uses them
   (`<iface>_in.pcap` replayed in timestamp order across all ports, `<iface>_out.pcap`
   written).
-- `RawSocketPort`: a Linux interface (a veth end for PTF and Mininet) through an AF_PACKET
-  socket. It turns the interface's checksum and segmentation offloads off, ignores the
-  frames it sent itself, puts back VLAN tags the kernel moved into metadata, and completes
-  checksums a peer left to "hardware" (CHECKSUM_PARTIAL), because a user-space switch that
-  forwards such a frame unchanged would deliver a bad TCP/UDP checksum.
+
+Linux interfaces (AF_PACKET) are in `ports_afpacket`, UDP socket pairs in `ports_udp`.
 """
 
 from __future__ import annotations
 
-import array
-import contextlib
-import fcntl
 import heapq
 import logging
-import os
 import queue
-import select
-import socket
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol
 
 __all__ = [
     "CpuPort",
@@ -47,16 +37,12 @@ __all__ = [
     "Port",
     "PortClosed",
     "QueuePort",
-    "RawSocketPort",
-    "disable_offloads",
-    "in_netns",
     "merge_pcaps",
     "queue_link",
     "read_pcap",
 ]
 
 log = logging.getLogger("softswitch.ports")
-T = TypeVar("T")
 
 
 class PortClosed(Exception):
@@ -347,259 +333,3 @@ def merge_pcaps(inputs: Mapping[int, str | Path]) -> Iterator[tuple[int, bytes]]
 
     for _ts, _i, _seq, port, data in heapq.merge(*(keyed(p, f) for p, f in inputs.items())):
         yield port, data
-
-
-# ------------------------------------------------------------------ Linux interfaces
-ETH_P_ALL = 0x0003
-SOL_PACKET = 263
-PACKET_ADD_MEMBERSHIP = 1
-PACKET_MR_PROMISC = 1
-PACKET_AUXDATA = 8
-PACKET_VNET_HDR = 15
-PACKET_IGNORE_OUTGOING = 23
-PACKET_OUTGOING = 4
-TP_STATUS_VLAN_VALID = 1 << 4
-TP_STATUS_VLAN_TPID_VALID = 1 << 6
-VIRTIO_NET_HDR_F_NEEDS_CSUM = 1
-_AUXDATA = struct.Struct("=IIIHHHH")  # tp_status, len, snaplen, mac, net, vlan_tci, vlan_tpid
-_VNET = struct.Struct("=BBHHHH")  # flags, gso_type, hdr_len, gso_size, csum_start, csum_offset
-_VNET_NONE = bytes(_VNET.size)
-_AUX_SPACE = socket.CMSG_SPACE(_AUXDATA.size)
-SIOCETHTOOL = 0x8946
-CLONE_NEWNET = 0x40000000
-# legacy ethtool "set" commands, each taking a struct ethtool_value {u32 cmd, u32 data}
-_OFFLOADS = {
-    "rx": 0x15,  # ETHTOOL_SRXCSUM
-    "tx": 0x17,  # ETHTOOL_STXCSUM
-    "sg": 0x19,  # ETHTOOL_SSG
-    "tso": 0x1F,  # ETHTOOL_STSO
-    "gso": 0x24,  # ETHTOOL_SGSO
-    "gro": 0x2C,  # ETHTOOL_SGRO
-}
-
-
-def disable_offloads(iface: str) -> dict[str, str]:
-    """`ethtool -K IFACE rx off tx off sg off tso off gso off gro off` through the ioctl
-    (in the caller's network namespace). Returns {feature: "off" or the error} per feature;
-    a device that cannot change a feature keeps it. Needs CAP_NET_ADMIN.
-
-    Call it on hosts' interfaces too (Mininet): a host that leaves its transmit checksum to
-    the veth sends TCP/UDP frames with unfinished checksums. `RawSocketPort` repairs those,
-    but a host with offloads off needs no repair."""
-    results: dict[str, str] = {}
-    name = iface.encode()
-    if len(name) > 15:
-        raise ValueError(f"interface name too long: {iface}")
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        for feature, cmd in _OFFLOADS.items():
-            value = array.array("I", [cmd, 0])
-            ifreq = struct.pack("16sP", name, value.buffer_info()[0])
-            try:
-                fcntl.ioctl(s.fileno(), SIOCETHTOOL, ifreq)
-                results[feature] = "off"
-            except OSError as e:
-                results[feature] = os.strerror(e.errno or 0)
-    return results
-
-
-def in_netns(netns: str | None, fn: Callable[[], T]) -> T:
-    """Call `fn` inside network namespace `netns` (a name under /var/run/netns, as
-    `ip netns add` makes) and return its result. Sockets made there stay in that namespace.
-    Runs on a short-lived thread, so the caller's own namespace never changes."""
-    if netns is None:
-        return fn()
-    result: list[Any] = []
-
-    import ctypes  # only here: most switches never enter a namespace
-
-    def body() -> None:
-        try:
-            fd = os.open(f"/var/run/netns/{netns}", os.O_RDONLY)
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.setns(fd, CLONE_NEWNET) != 0:
-                    err = ctypes.get_errno()
-                    raise OSError(err, f"setns {netns}: {os.strerror(err)}")
-            finally:
-                os.close(fd)
-            result.append((True, fn()))
-        except BaseException as e:  # handed to the caller
-            result.append((False, e))
-
-    t = threading.Thread(target=body, name=f"netns-{netns}")
-    t.start()
-    t.join()
-    ok, value = result[0]
-    if not ok:
-        raise value
-    return value  # type: ignore[no-any-return]
-
-
-def _complete_checksum(frame: bytes, start: int, offset: int) -> bytes:
-    """Finish a CHECKSUM_PARTIAL frame as the NIC would: the ones'-complement sum of
-    frame[start:] (whose checksum field holds the pseudo-header sum) goes, complemented,
-    into the field at start + offset (0 becomes 0xffff, as the kernel does)."""
-    at = start + offset
-    if at + 2 > len(frame) or start >= len(frame):
-        return frame
-    part = frame[start:]
-    if len(part) & 1:
-        part += b"\0"
-    s = sum(array.array("H", part))  # native order: the sum is byte-order independent
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    csum = (~s & 0xFFFF) or 0xFFFF
-    return frame[:at] + struct.pack("=H", csum) + frame[at + 2 :]
-
-
-class RawSocketPort:
-    """A Linux interface through an AF_PACKET socket (root or CAP_NET_RAW).
-
-    On opening, the interface's offloads are turned off (`offloads=False` keeps them) and it
-    is put in promiscuous mode for as long as the socket is open; the interface must be up.
-    `netns` names a namespace (`ip netns add`) to open the interface in.
-
-    Received frames are the frames on the wire: our own transmissions are skipped
-    (PACKET_OUTGOING), a VLAN tag the kernel stripped is put back, a checksum the sender
-    left to offload is completed, and GSO super-frames (a peer with TSO/GSO on) are
-    dropped and counted in `gso_dropped` (turn the peer's offloads off)."""
-
-    def __init__(
-        self,
-        iface: str,
-        *,
-        netns: str | None = None,
-        offloads: bool = False,
-        rcvbuf: int = 4 << 20,
-    ) -> None:
-        self.iface = iface
-        self.netns = netns
-        self.gso_dropped = 0
-        self.offload_results: dict[str, str] = {}
-        self._closed = False
-        self._wake_r, self._wake_w = os.pipe()
-        self._sock = in_netns(netns, lambda: self._open(offloads, rcvbuf))
-        self._sock.setblocking(False)
-        self._fd = self._sock.fileno()
-
-    def _open(self, offloads: bool, rcvbuf: int) -> socket.socket:
-        if not offloads:
-            try:
-                self.offload_results = disable_offloads(self.iface)
-            except OSError as e:
-                log.warning("%s: cannot turn offloads off: %s", self.iface, e)
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-        try:
-            s.bind((self.iface, ETH_P_ALL))
-            ifindex = socket.if_nametoindex(self.iface)
-            mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
-            s.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
-            s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
-            s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
-            try:
-                s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)  # Linux >= 4.20
-            except OSError:
-                pass  # recv filters PACKET_OUTGOING itself
-            try:
-                s.setsockopt(socket.SOL_SOCKET, 33, rcvbuf)  # SO_RCVBUFFORCE
-            except OSError:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        except BaseException:
-            s.close()
-            raise
-        return s
-
-    def send(self, data: bytes) -> None:
-        self._sock.send(_VNET_NONE + data)
-
-    def recv(self, timeout: float | None = None) -> bytes | None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if self._closed:
-                raise PortClosed(self.iface)
-            try:
-                raw, anc, _flags, addr = self._sock.recvmsg(65536 + _VNET.size, _AUX_SPACE)
-            except BlockingIOError:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return None
-                if self._wait(left):
-                    raise PortClosed(self.iface) from None
-                continue
-            except OSError:
-                if self._closed:
-                    raise PortClosed(self.iface) from None
-                raise
-            if addr[2] == PACKET_OUTGOING:
-                continue
-            frame = self._decode(raw, anc)
-            if frame is not None:
-                return frame
-
-    def recv_burst(self, timeout: float | None, limit: int) -> list[bytes]:
-        """Up to `limit` frames: the first as `recv` waits for it (none after `timeout`),
-        then those already queued, without waiting (one lock hand-off for a burst)."""
-        first = self.recv(timeout)
-        if first is None:
-            return []
-        out = [first]
-        recvmsg, decode = self._sock.recvmsg, self._decode
-        while len(out) < limit:
-            try:
-                raw, anc, _flags, addr = recvmsg(65536 + _VNET.size, _AUX_SPACE)
-            except OSError:  # nothing queued (or closed: the next recv says so)
-                break
-            if addr[2] == PACKET_OUTGOING:
-                continue
-            frame = decode(raw, anc)
-            if frame is not None:
-                out.append(frame)
-        return out
-
-    def _wait(self, timeout: float | None) -> bool:
-        """Block until a frame may be readable; True when the port was closed meanwhile."""
-        try:
-            ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
-        except (OSError, ValueError):
-            if self._closed:
-                return True
-            raise
-        return self._wake_r in ready
-
-    def _decode(self, raw: bytes, anc: list[tuple[int, int, bytes]]) -> bytes | None:
-        flags, gso_type, _hl, _gs, cstart, coff = _VNET.unpack_from(raw)
-        frame = raw[_VNET.size :]
-        if gso_type:
-            self.gso_dropped += 1
-            if self.gso_dropped == 1:
-                log.warning(
-                    "%s: dropping GSO frames (%d bytes); turn TSO/GSO off on the peer",
-                    self.iface,
-                    len(frame),
-                )
-            return None
-        if flags & VIRTIO_NET_HDR_F_NEEDS_CSUM:
-            frame = _complete_checksum(frame, cstart, coff)
-        for level, kind, cdata in anc:
-            if level == SOL_PACKET and kind == PACKET_AUXDATA and len(cdata) >= _AUXDATA.size:
-                status, _l, _s, _m, _n, tci, tpid = _AUXDATA.unpack_from(cdata)
-                if tci or status & TP_STATUS_VLAN_VALID:
-                    if not status & TP_STATUS_VLAN_TPID_VALID:
-                        tpid = 0x8100
-                    frame = frame[:12] + struct.pack("!HH", tpid, tci) + frame[12:]
-        return frame
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(OSError):
-            os.write(self._wake_w, b"x")
-        self._sock.close()
-        # the pipe stays open until the port is collected: a recv may still select on it
-
-    def __del__(self) -> None:
-        for fd in (getattr(self, "_wake_r", -1), getattr(self, "_wake_w", -1)):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)

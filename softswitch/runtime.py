@@ -268,24 +268,28 @@ class SwitchRuntime:
         cpu: list[bytes] = []
         stats = self.stats
         ports = self.ports
+        cpu_port = self.cpu_port
+        if self._driven:
+            self._pending.extend(outs)
+        sent = 0
         for o in outs:
-            if self._driven:
-                self._pending.append(o)
             port = ports.get(o.port)
-            if o.port == self.cpu_port:
-                cpu.append(o.data)
-                if port is None:
-                    stats.tx += 1
+            if port is None or o.port == cpu_port:
+                if o.port == cpu_port:
+                    cpu.append(o.data)
+                    if port is None:
+                        sent += 1
+                        continue
+                else:
+                    stats.unattached += 1
                     continue
-            if port is None:
-                stats.unattached += 1
-                continue
             try:
                 port.send(o.data)
-                stats.tx += 1
+                sent += 1
             except OSError as e:
                 stats.tx_errors += 1
                 log.debug("port %d: send failed: %s", o.port, e)
+        stats.tx += sent
         for flush in self._flushes:
             try:
                 flush()

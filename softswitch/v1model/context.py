@@ -72,19 +72,10 @@ class PacketContext:
         std.mcast_grp = 0
 
     def random(self, lo: int, hi: int) -> int:
-        """A value in [lo, hi]; BMv2 returns lo when hi < lo.
-
-        The same values as `self.rng.randint(lo, hi)` (Python's own rejection sampling
-        over `getrandbits`, written out here to save three calls per packet)."""
+        """A value in [lo, hi]; BMv2 returns lo when hi < lo."""
         if hi <= lo:
             return lo
-        n = hi - lo + 1
-        k = n.bit_length()
-        getrandbits = self.rng.getrandbits
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return lo + r
+        return self.rng.randint(lo, hi)
 
     def random_hash(self, base: int, max_: int, width: int) -> int:
         return hash_result(

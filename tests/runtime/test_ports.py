@@ -17,11 +17,11 @@ from softswitch.ports import (
     PcapWriter,
     PortClosed,
     QueuePort,
-    _complete_checksum,
     merge_pcaps,
     queue_link,
     read_pcap,
 )
+from softswitch.ports_ring import complete_checksum
 
 scapy_all = pytest.importorskip("scapy.all", reason="scapy is a project dependency")
 
@@ -221,4 +221,4 @@ def test_partial_checksum_is_completed_like_hardware(proto: str) -> None:
         s = (s & 0xFFFF) + (s >> 16)
     partial = good[: start + offset] + struct.pack("!H", s) + good[start + offset + 2 :]
     assert partial != good
-    assert _complete_checksum(partial, start, offset) == good
+    assert complete_checksum(partial, start, offset) == good
