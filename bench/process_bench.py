@@ -17,7 +17,8 @@
    first start, which fills the caches, is not counted).
 
 Packets per CPU second are the steadier figure on a shared machine: they divide by the
-CPU time the switch itself used. Run: `python -m bench.process_bench [--packets N]`.
+CPU time the switch itself used. Run: `python -m bench.process_bench [--packets N]
+[--only packets|writes|start-up]`.
 Every figure is the best of `--runs` runs (the best run is the one least disturbed).
 """
 
@@ -301,46 +302,74 @@ def start_ups(workdir: Path, runs: int) -> tuple[tuple[float, float], tuple[floa
     return cached, min(compiled, key=lambda r: r[1])
 
 
+SECTIONS = ("packets", "writes", "start-up")
+
+
+def packets_section(work: Path, packets: int, runs: int) -> None:
+    inproc = max(in_process(packets) for _ in range(runs))
+    proc = max(process_replay(packets, work) for _ in range(runs))
+    raw = afpacket(packets, work)
+    head = f"{'ipv4_lpm.p4, 64-byte frames':<44} {'packets/s':>11} {'per CPU-s':>11}"
+    print(f"{head}  (of in-process)")
+    print(f"{'in-process (Switch.process)':<44} {inproc[0]:>11,.0f} {inproc[1]:>11,.0f}")
+    print(
+        f"{'softswitch process, --use-files':<44} {proc[0]:>11,.0f} {proc[1]:>11,.0f}"
+        f"  ({proc[0] / inproc[0]:.0%} / {proc[1] / inproc[1]:.0%})"
+    )
+    if isinstance(raw, str):
+        print(f"{'softswitch process, AF_PACKET over veth':<44} skipped: {raw}")
+    else:
+        print(
+            f"{'softswitch process, AF_PACKET over veth':<44} {raw[0]:>11,.0f} "
+            f"{raw[1]:>11,.0f}  ({raw[0] / inproc[0]:.0%} / {raw[1] / inproc[1]:.0%})"
+        )
+
+
+def writes_section(work: Path, runs: int) -> None:
+    print(f"{'P4Runtime Write, 4,000 LPM entries / 1,000':<44} {'entries/s':>11}")
+    wi = max(prb.run(1000, 4000, rounds=3) for _ in range(runs))
+    wp = max(process_writes(1000) for _ in range(runs))
+    bm = bmv2_writes(work)
+    print(f"{'in-process server':<44} {wi:>11,.0f}")
+    print(f"{'softswitch process':<44} {wp:>11,.0f}")
+    if isinstance(bm, str):
+        print(f"{'BMv2 simple_switch_grpc':<44} skipped: {bm}")
+    else:
+        print(f"{'BMv2 simple_switch_grpc':<44} {bm:>11,.0f}  (softswitch: {wp / bm:.0%})")
+
+
+def start_up_section(work: Path, runs: int) -> None:
+    cached, compiled = start_ups(work, runs)
+    print(f"{'start-up to ready (softswitch prog.json)':<44} {'wall s':>11} {'CPU s':>11}")
+    print(f"{'program in the cache':<44} {cached[0]:>11.2f} {cached[1]:>11.2f}")
+    print(
+        f"{'program compiled (empty program cache)':<44} {compiled[0]:>11.2f} {compiled[1]:>11.2f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--packets", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument(
+        "--only",
+        choices=SECTIONS,
+        action="append",
+        help="run only this section (may be repeated; default: all three)",
+    )
     args = ap.parse_args()
+    chosen = [s for s in SECTIONS if not args.only or s in args.only]
     with tempfile.TemporaryDirectory(prefix="ssw-bench-") as tmp:
         work = Path(tmp)
-        inproc = max(in_process(args.packets) for _ in range(args.runs))
-        proc = max(process_replay(args.packets, work) for _ in range(args.runs))
-        raw = afpacket(args.packets, work)
-        head = f"{'ipv4_lpm.p4, 64-byte frames':<44} {'packets/s':>11} {'per CPU-s':>11}"
-        print(f"{head}  (of in-process)")
-        print(f"{'in-process (Switch.process)':<44} {inproc[0]:>11,.0f} {inproc[1]:>11,.0f}")
-        print(
-            f"{'softswitch process, --use-files':<44} {proc[0]:>11,.0f} {proc[1]:>11,.0f}"
-            f"  ({proc[0] / inproc[0]:.0%} / {proc[1] / inproc[1]:.0%})"
-        )
-        if isinstance(raw, str):
-            print(f"{'softswitch process, AF_PACKET over veth':<44} skipped: {raw}")
-        else:
-            print(
-                f"{'softswitch process, AF_PACKET over veth':<44} {raw[0]:>11,.0f} "
-                f"{raw[1]:>11,.0f}  ({raw[0] / inproc[0]:.0%} / {raw[1] / inproc[1]:.0%})"
-            )
-        print(f"\n{'P4Runtime Write, 4,000 LPM entries / 1,000':<44} {'entries/s':>11}")
-        wi = max(prb.run(1000, 4000, rounds=3) for _ in range(args.runs))
-        wp = max(process_writes(1000) for _ in range(args.runs))
-        bm = bmv2_writes(work)
-        print(f"{'in-process server':<44} {wi:>11,.0f}")
-        print(f"{'softswitch process':<44} {wp:>11,.0f}")
-        if isinstance(bm, str):
-            print(f"{'BMv2 simple_switch_grpc':<44} skipped: {bm}")
-        else:
-            print(f"{'BMv2 simple_switch_grpc':<44} {bm:>11,.0f}  (softswitch: {wp / bm:.0%})")
-        cached, compiled = start_ups(work, args.runs)
-        print(f"\n{'start-up to ready (softswitch prog.json)':<44} {'wall s':>11} {'CPU s':>11}")
-        print(f"{'program in the cache':<44} {cached[0]:>11.2f} {cached[1]:>11.2f}")
-        print(
-            f"{'program compiled (empty program cache)':<44} {compiled[0]:>11.2f} {compiled[1]:>11.2f}"
-        )
+        for i, section in enumerate(chosen):
+            if i:
+                print()
+            if section == "packets":
+                packets_section(work, args.packets, args.runs)
+            elif section == "writes":
+                writes_section(work, args.runs)
+            else:
+                start_up_section(work, args.runs)
 
 
 if __name__ == "__main__":

@@ -108,6 +108,10 @@ class ArchContext:
         """Emit one line of Python at the current indentation."""
         self._st.out.line(code)
 
+    def temp(self) -> str:
+        """A new temporary variable name for the code being generated."""
+        return self._st.temp()
+
     @contextmanager
     def indent(self) -> Iterator[None]:
         with self._st.out.indent():

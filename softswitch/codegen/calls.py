@@ -279,6 +279,12 @@ class Calls:
                     raise P4TypeError.at(c.pos, "a table cannot be applied inside an action")
                 if not self.st.dead:
                     self.st.applied_tables.add(sym.qualified)
+                if sym.lookup is not None:
+                    # the apply function's body, written out where the table is applied
+                    r = self.st.temp()
+                    self.st.out.line(f"{r} = {sym.lookup}")
+                    self.st.out.line(f"{r}[2](*{r}[3])")
+                    return V("" if statement else r, T.ApplyResultType(sym))
                 return V(f"{sym.py}()", T.ApplyResultType(sym))
             if isinstance(sym, InstanceSym):
                 it = sym.type
@@ -339,6 +345,21 @@ class Calls:
         return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False, callee=decl)
 
     # ------------------------------------------------------------ packet_in / packet_out
+    def _extract_inline(self, pk: str, header: str, ht: T.StructLikeType) -> None:
+        """`_extract(pk, header)` written out (the parser's hottest call): too few bytes
+        left is PacketTooShort; otherwise the fields from the bytes, valid, cursor moved."""
+        out = self.st.out
+        h, o, e, v = self.st.temp(), self.st.temp(), self.st.temp(), self.st.temp()
+        out.line(f"{h} = {header}")
+        out.line(f"{o} = {pk}.off")
+        out.line(f"{e} = {o} + {ht.bit_width() // 8}")
+        out.line(f"if {e} > len({pk}.data):")
+        out.line("    raise _ParserError(1)  # PacketTooShort")
+        out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
+        for ln in self.types.ext_lines(ht, h, v):
+            out.line(ln)
+        out.line(f"{pk}.off = {e}")
+
     def packet_method(self, sym: InstanceSym, name: str, c: A.Call, statement: bool) -> V:
         pk = sym.py
         if name == "extract":
@@ -390,6 +411,10 @@ class Calls:
             if len(c.args) > 1:
                 nbits = self.exprs.expr(_arg(c, 1, "extract"))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
+            elif ht.bit_width() % 8 == 0 and not any(
+                isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values()
+            ):
+                self._extract_inline(pk, hv.code, ht)
             else:
                 self.st.out.line(f"_extract({pk}, {hv.code})")
             for s in siblings:

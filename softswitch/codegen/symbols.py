@@ -39,6 +39,9 @@ class TableSym:
     decl: Any
     py: str  # the generated apply function
     qualified: str
+    # the lookup expression an apply site may use itself instead of calling `py` (its
+    # result then goes to the action): None when only `py` may apply the table
+    lookup: str | None = None
 
 
 @dataclass(slots=True)

@@ -254,6 +254,8 @@ class Tables:
             elif _PURE_KEY.fullmatch(key) and not _CALL.search(key):
                 # an empty table gives its default result without building the key
                 self.st.out.line(f"_r = {tpy}.empty or {tpy}.hot({key})")
+                if not self.st.trace_enabled:
+                    sym.lookup = f"{tpy}.empty or {tpy}.hot({key})"
             else:
                 self.st.out.line(f"_r = {tpy}.hot({key})")
             if self.st.trace_enabled:

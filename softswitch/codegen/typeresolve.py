@@ -251,17 +251,28 @@ class Types:
         out.line("")
         self.st.classes.extend(out)
 
-    def _emit_pack_unpack(self, out: Emitter, st: T.StructLikeType) -> None:
-        """`_ext(v)` sets the fields from the header's bits as one int; `_pack()` is the inverse."""
+    def ext_lines(self, st: T.StructLikeType, obj: str, v: str) -> list[str]:
+        """The statements that set the fields of `obj` (of `st`) from its bits, the int `v`
+        (the body of its `_ext`, which the parser writes out where it extracts)."""
+        lines = self._unpack_pack(st, obj, v)[0]
+        if st.is_header:
+            lines.append(f"{obj}._v = True")
+        return lines
+
+    def _unpack_pack(
+        self, st: T.StructLikeType, obj: str, v: str = "v"
+    ) -> tuple[list[str], list[str]]:
+        """The statements that set the fields of `obj` from the int `v` (without the
+        validity) and the terms of `_pack()`."""
         total = st.bit_width()
         shift = total
         ext: list[str] = []
         pack: list[str] = []
-        for f, t in _leaves("self", st):
+        for f, t in _leaves(obj, st):
             w = T.width_of(t)
             shift -= w
             m = mask(w)
-            part = f"v >> {shift} & {m}" if shift else f"v & {m}"
+            part = f"{v} >> {shift} & {m}" if shift else f"{v} & {m}"
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.BoolType):
                 ext.append(f"{f} = bool({part})")
@@ -272,6 +283,11 @@ class Types:
             else:
                 ext.append(f"{f} = {part}")
                 pack.append(f"{f} << {shift}" if shift else f)
+        return ext, pack
+
+    def _emit_pack_unpack(self, out: Emitter, st: T.StructLikeType) -> None:
+        """`_ext(v)` sets the fields from the header's bits as one int; `_pack()` is the inverse."""
+        ext, pack = self._unpack_pack(st, "self")
         out.line("")
         out.line("def _ext(self, v):")
         with out.indent():

@@ -55,6 +55,9 @@ class Table:
         self.widths = tuple(k.width for k in spec.keys)
         self.action_names = tuple(a.name for a in spec.actions)
         self.action_fns = dict(zip(self.action_names, fns, strict=True))
+        self._action_pos = {name: i for i, name in enumerate(self.action_names)}
+        self._has_priority = spec.has_priority
+        self._size = spec.size
         self.action_specs = actions
         self.scopes = {a.name: a.scope for a in spec.actions}
         self.profile: Any = None  # set for tables with an action profile/selector
@@ -207,7 +210,7 @@ class Table:
 
     # ------------------------------------------------------------ entries
     def _result(self, action: str, args: tuple[int, ...], hit: bool, e: Entry) -> Result:
-        return (hit, self.action_names.index(action), self.action_fns[action], args, e)
+        return (hit, self._action_pos[action], self.action_fns[action], args, e)
 
     def check_action(self, action: str, args: Sequence[int], default: bool) -> None:
         if action not in self.action_fns:
@@ -321,6 +324,32 @@ class Table:
             self.refresh()
         return e
 
+    def add_plain(
+        self, matches: tuple[M.Match, ...], priority: int, action: str, args: tuple[int, ...]
+    ) -> Entry:
+        """`add(matches, action, args, priority, checked=True, refresh=False)` of a direct
+        action (the P4Runtime layer's bulk path): the same entry and the same errors, with
+        the entry key hashed once. The caller checked the matches, the priority and the
+        action, and calls `refresh()` before any packet looks the table up."""
+        if not self._has_priority:
+            priority = 0
+        k = (*matches, priority)
+        entries = self.entries
+        if len(entries) >= self._size:
+            if k in entries:
+                raise AlreadyExists(f"entry already exists in {self.name}")
+            raise ResourceExhausted(f"table {self.name} is full ({self.spec.size} entries)")
+        seq = self._seq + 1
+        e = Entry(matches, priority, action, args, None, None, seq)
+        if entries.setdefault(k, e) is not e:
+            raise AlreadyExists(f"entry already exists in {self.name}")
+        self._seq = seq
+        if self.clock is not None:
+            e.last_hit_us = self.clock.now_us()
+        e.result = (True, self._action_pos[action], self.action_fns[action], args, e)
+        self._index(e)
+        return e
+
     def _index(self, e: Entry) -> None:
         if self.all_exact:
             k = tuple(m.value for m in e.matches)  # type: ignore[union-attr]
@@ -328,14 +357,14 @@ class Table:
             if e.result is not None:
                 self._exact_results[k] = e.result
         elif self.lpm_index is not None:
-            p = self.lpm_index
-            lpm = e.matches[p]
+            lpm = e.matches[self.lpm_index]
             plen = lpm.prefix_len if isinstance(lpm, M.Lpm) else 0
-            key = tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in e.matches)
-            if plen not in self._by_plen:
-                self._by_plen[plen] = {}
+            key = _lpm_key(e.matches)
+            by_key = self._by_plen.get(plen)
+            if by_key is None:
+                by_key = self._by_plen[plen] = {}
                 self._sort_plens()
-            self._by_plen[plen][key] = e
+            by_key[key] = e
         else:  # priority order (larger first), then insertion order: one binary search
             bisect.insort(self._ordered, e, key=_rank)
 
@@ -351,7 +380,7 @@ class Table:
         elif self.lpm_index is not None:
             lpm = e.matches[self.lpm_index]
             plen = lpm.prefix_len if isinstance(lpm, M.Lpm) else 0
-            key = tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in e.matches)
+            key = _lpm_key(e.matches)
             del self._by_plen[plen][key]
             if not self._by_plen[plen]:
                 del self._by_plen[plen]
@@ -449,6 +478,15 @@ class Table:
             ]
         for ce, prio in zip(entries, prios, strict=True):
             self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)
+
+
+def _lpm_key(matches: tuple[M.Match, ...]) -> tuple[int, ...]:
+    """The values of an exact-and-lpm entry, as its prefix length's dict holds them (a
+    don't-care lpm field: 0)."""
+    if len(matches) == 1:
+        m = matches[0]
+        return (m.value if isinstance(m, M.Lpm) else 0,)
+    return tuple((m.value if isinstance(m, M.Exact | M.Lpm) else 0) for m in matches)
 
 
 def _rank(e: Entry) -> tuple[int, int]:

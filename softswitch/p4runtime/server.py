@@ -277,32 +277,34 @@ class P4RuntimeServer:
 
     def _write_all(self, store: EntityStoreLike, updates: Any) -> list[P4RuntimeError | None]:
         """Each update in order, its error or None. The runtime lock is taken once per
-        `_LOCK_CHUNK` updates, not per update: packets wait at most for one chunk. Plain
-        table entry INSERTs and DELETEs go through the store's `write_fast` (when it has
-        one), which declines anything else before changing anything; the store's `settle`
-        brings the changed tables' lookups up to date before the lock is released."""
-        fast = getattr(store, "write_fast", None)
+        `_LOCK_CHUNK` updates, not per update: packets wait at most for one chunk. Runs of
+        plain table entry INSERTs and DELETEs go through the store's `write_run` (when it
+        has one), which stops at the first update it declines, before changing anything
+        for it; that update takes `_write_one`. The store's `settle` brings the changed
+        tables' lookups up to date before the lock is released."""
+        run = getattr(store, "write_run", None)
         settle = getattr(store, "settle", None)
         lock = self.runtime.lock
         errors: list[P4RuntimeError | None] = []
         n = len(updates)
         for start in range(0, n, _LOCK_CHUNK):
+            stop = min(n, start + _LOCK_CHUNK)
+            i = start
             with lock:
                 try:
-                    for i in range(start, min(n, start + _LOCK_CHUNK)):
-                        u = updates[i]
-                        if fast is not None:
+                    while i < stop:
+                        if run is not None:
                             try:
-                                if fast(u):
-                                    errors.append(None)
-                                    continue
-                            except SwitchError as e:
-                                errors.append(from_switch_error(e))
-                                continue
+                                i = run(updates, i, stop, errors)
                             except Exception as e:  # noqa: BLE001 - as _write_one does
-                                errors.append(_internal(e, u))
+                                i = len(errors)  # the update that raised
+                                errors.append(_internal(e, updates[i]))
+                                i += 1
                                 continue
-                        errors.append(self._write_one(store, u))
+                            if i == stop:
+                                break
+                        errors.append(self._write_one(store, updates[i]))
+                        i += 1
                 finally:
                     if settle is not None:
                         settle()  # before the lock lets a packet look a table up

@@ -106,17 +106,38 @@ class V1Model:
             idx = self._index(cx, args[1])
             dst = args[0]
             cur = cx.expr(dst)
-            cx.assign(dst, V(f"{o}.read({idx}, {cur.code})", elem))
+            # in range: the value itself, written out; out of range: read() logs it
+            i = cx.temp()
+            cx.line(f"{i} = {idx}")
+            cx.line(f"if 0 <= {i} < {o}.size:")
+            with cx.indent():
+                cx.assign(dst, V(f"{o}.values[{i}]", elem))
+            cx.line("else:")
+            with cx.indent():
+                cx.assign(dst, V(f"{o}.read({i}, {cur.code})", elem))
             return V("", T.VOID)
         if kind == "register" and method == "write":
             elem = t.args[0] if t.args else T.BitType(32)
             idx = self._index(cx, args[0])
             v = cx.convert(cx.expr(args[1], elem), elem, c.pos)
-            # a struct or header value is stored as a copy: the packet's own objects are
-            # reused for the next packets
-            return V(f"{o}.write({idx}, {cx.copy_code(v.code, v.type)})", T.VOID)
+            # Register.write written out (out of range: nothing); a struct or header value
+            # is stored as a copy, since the packet's own objects are reused
+            i, val = cx.temp(), cx.temp()
+            cx.line(f"{i} = {idx}")
+            cx.line(f"{val} = {cx.copy_code(v.code, v.type)}")
+            cx.line(f"if 0 <= {i} < {o}.size:")
+            with cx.indent():
+                cx.line(f"{o}.values[{i}] = {val}")
+            return V("", T.VOID)
         if kind == "counter" and method == "count":
-            return V(f"{o}.count({self._index(cx, args[0])})", T.VOID)
+            # Counter.count written out (out of range: nothing)
+            i = cx.temp()
+            cx.line(f"{i} = {self._index(cx, args[0])}")
+            cx.line(f"if 0 <= {i} < {o}.size:")
+            with cx.indent():
+                cx.line(f"{o}.packets[{i}] += 1")
+                cx.line(f"{o}.bytes[{i}] += ctx.packet_length")
+            return V("", T.VOID)
         if kind == "direct_counter" and method == "count":
             return V("", T.VOID)  # BMv2 counts on the table hit itself
         if kind == "meter" and method == "execute_meter":

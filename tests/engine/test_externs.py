@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import random as random_module
 import zlib
 
 import pytest
 
 from softswitch.clock import SimClock
 from softswitch.engine.matches import Exact
-from softswitch.v1model.context import KEPT_MESSAGES
+from softswitch.v1model.context import KEPT_MESSAGES, PacketContext
 from softswitch.v1model.hashes import crc16
 from tests.p4util import one, program, switch
 
@@ -198,3 +199,12 @@ def test_log_msg_and_failed_asserts_keep_only_the_latest(
     # the assert holds for one packet in 256: more than KEPT_MESSAGES failed
     assert len(sw.ctx.errors) == KEPT_MESSAGES
     assert sw.ctx.errors[-1].startswith("assert failed at ")
+
+
+def test_random_gives_the_values_randint_gives_for_the_seed() -> None:
+    # runs seeded before the written-out sampling keep their numbers
+    for seed in (0, 1, 7, 12345):
+        ctx, ref = PacketContext(seed), random_module.Random(seed)
+        for lo, hi in [(0, 1), (0, 3), (0, 2), (5, 5), (9, 3), (10, 20), (0, 2**32 - 1)] * 40:
+            want = lo if hi <= lo else ref.randint(lo, hi)
+            assert ctx.random(lo, hi) == want

@@ -48,9 +48,21 @@ SOURCE = program(
         actions = { fwd; set_b; @tableonly drop; }
         size = 64;
     }
+    table t_route {
+        key = { hdr.h.c: lpm; }
+        actions = { fwd; set_b; drop; }
+        size = 256;
+    }
+    table t_mac {
+        key = { hdr.h.b: exact; }
+        actions = { fwd; NoAction; }
+        size = 16;
+    }
     apply {
         sm.egress_spec = 0;
         if (!t_lpm.apply().hit) { t_tern.apply(); }
+        if (hdr.h.a == 1) { t_route.apply(); }
+        if (hdr.h.a == 2) { t_mac.apply(); }
     }
 """,
 )
@@ -68,16 +80,16 @@ class World:
         self.store = pipe.store
         self.p4info = pipe.p4info
         self.fast_hits = 0
-        inner = self.store.write_fast
+        inner = self.store.write_run
         if not fast:
             self.store.tables.fast.plans.clear()  # every update takes the general path
 
-        def counting(u: Any) -> bool:
-            done = inner(u)
-            self.fast_hits += done
-            return done
+        def counting(updates: Any, start: int, stop: int, errors: list[Any]) -> int:
+            end = inner(updates, start, stop, errors)
+            self.fast_hits += end - start
+            return end
 
-        self.store.write_fast = counting
+        self.store.write_run = counting
 
     def write(self, updates: list[Any]) -> list[tuple[int, str]]:
         """(canonical code, message) per update; (0, "") for those that succeeded."""
@@ -250,7 +262,12 @@ def test_fast_and_general_paths_agree(seed: int) -> None:
         failures += sum(code != 0 for code, _ in got)
         assert fast.entries() == general.entries()
     rng = random.Random(seed)
-    frames = [bytes(rng.getrandbits(8) for _ in range(8)) + bytes(4) for _ in range(200)]
+    frames = [  # field a picks the tables: 1 t_route, 2 t_mac, else t_lpm/t_tern only
+        bytes([rng.choice((1, 2, rng.getrandbits(8)))])
+        + bytes(rng.getrandbits(8) for _ in range(7))
+        + bytes(4)
+        for _ in range(300)
+    ]
     assert fast.packets(frames) == general.packets(frames)
     assert general.fast_hits == 0
     assert fast.fast_hits > 100  # the fast path carried most valid updates

@@ -59,9 +59,11 @@ class EntityStore:
         self.pre = Pre(self)
         self.value_sets = ValueSets(self)
         self.digests = Digests(self)
-        # plain table entry INSERTs and DELETEs in one pass (fast_tables.py): False means
-        # "use write"; `settle()` must follow before packets run again
-        self.write_fast: Callable[[p4runtime_pb2.Update], bool] = self.tables.fast.write_update
+        # runs of plain table entry INSERTs and DELETEs (fast_tables.py): the index of the
+        # first update it declined, for `write`; `settle()` must follow before packets run
+        self.write_run: Callable[[Any, int, int, list[P4RuntimeError | None]], int] = (
+            self.tables.fast.write_run
+        )
         self.settle: Callable[[], None] = self.tables.fast.settle
         self._writers: dict[str, Callable[[int, Any], None]] = {
             "table_entry": self.tables.write,

@@ -1,29 +1,39 @@
-"""Table entry INSERTs and DELETEs of the common kind, decoded in one pass.
+"""Table entry INSERTs and DELETEs of the common kind, decoded in one pass per update.
 
 Most of what a controller writes is plain entries: a match, a priority where the key
 needs one, a direct action (nothing for a DELETE), no direct resources, no idle timeout,
-into a table that is neither constant nor indirect. `FastTables` writes those with one
-function per update: each table's match fields and actions are indexed once per pipeline,
-every field is read from the message once, and the entry goes to the engine already
-canonical (`checked=True`).
+into a table that is neither constant nor indirect. `FastTables` writes runs of those:
+
+* per table, once per pipeline, a `_Plan`: a key decoder made for the table's key (one
+  exact field, one lpm field, or any mix of match kinds), and per action the parameter ids
+  and widths in declaration order;
+* per update, each protobuf field is read once (a sub-message that is not set reads as
+  empty, and every value must be a non-empty bytestring, so a match or an action of
+  another kind than the one expected is declined without asking which one is set), and
+  the entry goes to the engine already canonical (`Table.add_plain`: one hash of its key);
+* per run of updates, the changed tables' lookups are rebuilt once (`settle`), and the
+  inserted entries share one insertion time.
 
 It only ever accepts an update that the general path (`tables.Tables`) would accept with
 the same result. On anything else — another entity shape, an unknown id, a value that does
 not fit, a don't-care match that should have been omitted, a missing parameter — it
-declines (returns False) before changing anything, and the general path handles the
-update from the start and raises the error the specification prescribes. Errors of the
-engine itself (the entry exists, the table is full, no such entry) are raised by the same
-engine call either path would make.
+declines before changing anything, and the general path handles the update from the start
+and raises the error the specification prescribes. Errors of the engine itself (the entry
+exists, the table is full, no such entry) are raised by the same engine check either path
+makes, and reported for that update alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from p4rt_proto import p4runtime_pb2
 
 from ...engine import matches as M
-from .info import TableInfo
+from ...engine.errors import SwitchError
+from ..errors import P4RuntimeError, from_switch_error
+from .info import ActionInfo, FieldInfo, TableInfo
 
 __all__ = ["FastTables"]
 
@@ -31,61 +41,110 @@ INSERT, DELETE = p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.DELETE
 _KINDS = ("exact", "lpm", "ternary", "range", "optional")
 _WILDCARD = M.Wildcard()
 _Exact, _Lpm, _Ternary, _Range, _Optional = M.Exact, M.Lpm, M.Ternary, M.Range, M.Optional
+_from_bytes = int.from_bytes
+
+# TableEntry -> its canonical matches in key order, or None to decline
+KeyDecoder = Callable[[Any], "tuple[M.Match, ...] | None"]
 
 
-class _Plan:
-    """What one table's fast writes need, resolved once."""
+class _Action:
+    """An action an entry may name: its parameters' ids and widths in declaration order."""
 
-    __slots__ = (
-        "actions",
-        "engine",
-        "fields",
-        "has_priority",
-        "nfields",
-        "required",
-        "stale",
-        "template",
-    )
+    __slots__ = ("by_id", "name", "order")
 
-    def __init__(self, t: TableInfo, engine: Any, index: Any) -> None:
-        self.engine = engine
-        self.stale = False  # changed without refreshing its lookup (see FastTables.settle)
-        self.has_priority = t.has_priority
-        self.nfields = len(t.order)
-        # field id -> (position in the key, kind, bitwidth)
-        self.fields = {f.id: (f.position, f.kind, f.bitwidth) for f in t.order}
-        # omitted fields: Wildcard, except exact ones, which must be given
-        self.template: list[M.Match | None] = [
-            None if f.kind == "exact" else _WILDCARD for f in t.order
-        ]
-        self.required = sum(1 for f in t.order if f.kind == "exact")
-        # action id -> (name, {param id: (position, bitwidth)}, ((param id, bitwidth) in
-        # declaration order)), for the actions an entry (not the default) may name
-        self.actions: dict[
-            int, tuple[str, dict[int, tuple[int, int]], tuple[tuple[int, int], ...]]
-        ] = {}
-        for aid, scope in t.scopes.items():
-            a = index.actions.get(aid)
-            if a is None or scope == "DEFAULT_ONLY":
-                continue
-            by_id = {p.id: (p.position, p.bitwidth) for p in a.params}
-            order = tuple((p.id, p.bitwidth) for p in sorted(a.params, key=lambda p: p.position))
-            self.actions[aid] = (a.name, by_id, order)
+    def __init__(self, a: ActionInfo) -> None:
+        self.name = a.name
+        params = sorted(a.params, key=lambda p: p.position)
+        self.order = tuple((p.id, p.bitwidth) for p in params)
+        self.by_id = {p.id: (p.position, p.bitwidth) for p in params}
 
-    def key(self, te: Any) -> tuple[tuple[M.Match, ...], int] | None:
-        """The entry's canonical matches and priority, or None to decline."""
-        prio = te.priority
-        if self.has_priority:
-            if prio <= 0:
+    def args(self, ps: Sequence[Any]) -> tuple[int, ...] | None:
+        """The arguments in declaration order of the `Action.params` `ps`, or None."""
+        order = self.order
+        if len(ps) != len(order):
+            return None  # a parameter missing or given twice
+        args = []
+        for (pid, w), p in zip(order, ps):  # noqa: B905 - lengths checked above
+            if p.param_id != pid:
+                return self._reordered(ps)
+            data = p.value
+            v = _from_bytes(data, "big")
+            if not data or v >> w:
                 return None
-        elif prio:
+            args.append(v)
+        return tuple(args)
+
+    def _reordered(self, ps: Sequence[Any]) -> tuple[int, ...] | None:
+        """`args` of parameters given in another order than their declaration."""
+        args = [0] * len(self.order)
+        seen = 0
+        for p in ps:
+            spec = self.by_id.get(p.param_id)
+            if spec is None:
+                return None
+            pos, w = spec
+            bit = 1 << pos
+            if seen & bit:
+                return None  # given twice (so another one is missing)
+            seen |= bit
+            data = p.value
+            v = _from_bytes(data, "big")
+            if not data or v >> w:
+                return None
+            args[pos] = v
+        return tuple(args)
+
+
+def _one_exact(f: FieldInfo) -> KeyDecoder:
+    fid, w = f.id, f.bitwidth
+
+    def decode(te: Any) -> tuple[M.Match, ...] | None:
+        ms = te.match
+        if len(ms) != 1:
             return None
+        fm = ms[0]
+        data = fm.exact.value
+        v = _from_bytes(data, "big")
+        if fm.field_id != fid or not data or v >> w:
+            return None
+        return (_Exact(v),)
+
+    return decode
+
+
+def _one_lpm(f: FieldInfo) -> KeyDecoder:
+    fid, w = f.id, f.bitwidth
+    beyond = [(1 << (w - plen)) - 1 for plen in range(w + 1)]  # bits past the prefix
+
+    def decode(te: Any) -> tuple[M.Match, ...] | None:
+        ms = te.match
+        if len(ms) != 1:
+            return None  # a don't-care lpm field (omitted): the general path
+        fm = ms[0]
+        lpm = fm.lpm
+        data, plen = lpm.value, lpm.prefix_len
+        v = _from_bytes(data, "big")
+        if fm.field_id != fid or not data or not 0 < plen <= w or v >> w or v & beyond[plen]:
+            return None
+        return (_Lpm(v, plen),)
+
+    return decode
+
+
+def _any_key(order: tuple[FieldInfo, ...]) -> KeyDecoder:
+    """A key of several fields, of any match kinds, given in any order."""
+    nfields = len(order)
+    fields = {f.id: (f.position, f.kind, f.bitwidth) for f in order}
+    # omitted fields: Wildcard, except exact ones, which must be given
+    template: list[M.Match | None] = [None if f.kind == "exact" else _WILDCARD for f in order]
+    required = sum(1 for f in order if f.kind == "exact")
+
+    def decode(te: Any) -> tuple[M.Match, ...] | None:  # noqa: C901 - one case per kind
         ms = te.match
         n = len(ms)
-        if n < self.required:
+        if n < required:
             return None
-        out = list(self.template)
-        fields = self.fields
+        out = list(template)
         seen = 0
         for i in range(n):  # indexing a repeated field is cheaper than iterating it
             fm = ms[i]
@@ -97,34 +156,32 @@ class _Plan:
             if seen & bit:
                 return None
             seen |= bit
-            if fm.WhichOneof("field_match_type") != kind:
-                return None
             if kind == "exact":
                 data = fm.exact.value
-                v = int.from_bytes(data, "big")
+                v = _from_bytes(data, "big")
                 if not data or v >> w:
                     return None
                 out[pos] = _Exact(v)
             elif kind == "lpm":
                 lpm = fm.lpm
                 data, plen = lpm.value, lpm.prefix_len
-                v = int.from_bytes(data, "big")
+                v = _from_bytes(data, "big")
                 if not data or not 0 < plen <= w or v >> w or v & ((1 << (w - plen)) - 1):
                     return None
                 out[pos] = _Lpm(v, plen)
             elif kind == "ternary":
                 tern = fm.ternary
                 data, mdata = tern.value, tern.mask
-                v = int.from_bytes(data, "big")
-                mask = int.from_bytes(mdata, "big")
+                v = _from_bytes(data, "big")
+                mask = _from_bytes(mdata, "big")
                 if not data or not mdata or v >> w or mask >> w or not mask or v & ~mask:
                     return None
                 out[pos] = _Ternary(v, mask)
             elif kind == "range":
                 rng = fm.range
                 ldata, hdata = rng.low, rng.high
-                lo = int.from_bytes(ldata, "big")
-                hi = int.from_bytes(hdata, "big")
+                lo = _from_bytes(ldata, "big")
+                hi = _from_bytes(hdata, "big")
                 if not ldata or not hdata or lo >> w or hi >> w or lo > hi:
                     return None
                 if lo == 0 and hi == (1 << w) - 1:
@@ -132,50 +189,90 @@ class _Plan:
                 out[pos] = _Range(lo, hi)
             else:  # optional
                 data = fm.optional.value
-                v = int.from_bytes(data, "big")
+                v = _from_bytes(data, "big")
                 if not data or v >> w:
                     return None
                 out[pos] = _Optional(v)
-        if n < self.nfields and None in out:
+        if n < nfields and None in out:
             return None
-        return tuple(out), prio  # type: ignore[arg-type]
+        return tuple(out)  # type: ignore[arg-type]
 
-    def action(self, te: Any) -> tuple[str, tuple[int, ...]] | None:
-        """(action name, arguments in declaration order) of a direct action, or None."""
-        ta = te.action
-        if ta.WhichOneof("type") != "action":
-            return None
-        msg = ta.action
-        found = self.actions.get(msg.action_id)
-        if found is None:
-            return None
-        name, by_id, order = found
-        ps = msg.params
-        n = len(ps)
-        if n != len(order):
-            return None  # a parameter missing or given twice
-        args = [0] * n
-        seen = 0
-        for i in range(n):
-            p = ps[i]
-            pid = p.param_id
-            if pid == order[i][0]:  # the usual case: parameters in declaration order
-                pos, w = i, order[i][1]
-            else:
-                spec = by_id.get(pid)
-                if spec is None:
-                    return None
-                pos, w = spec
-            bit = 1 << pos
-            if seen & bit:
-                return None  # given twice (so another one is missing)
-            seen |= bit
-            data = p.value
-            v = int.from_bytes(data, "big")
-            if not data or v >> w:
-                return None
-            args[pos] = v
-        return name, tuple(args)
+    return decode
+
+
+def _key_decoder(order: tuple[FieldInfo, ...]) -> KeyDecoder:
+    if len(order) == 1 and order[0].kind == "exact":
+        return _one_exact(order[0])
+    if len(order) == 1 and order[0].kind == "lpm":
+        return _one_lpm(order[0])
+    return _any_key(order)
+
+
+class _Plan:
+    """What one table's fast writes need, resolved once per pipeline."""
+
+    __slots__ = ("actions", "engine", "has_priority", "key", "stale")
+
+    def __init__(self, t: TableInfo, engine: Any, actions: dict[int, ActionInfo]) -> None:
+        self.engine = engine
+        self.stale = False  # changed without refreshing its lookup (see FastTables.settle)
+        self.has_priority = t.has_priority
+        self.key = _key_decoder(t.order)
+        # action id -> plan, for the actions an entry (not the default) may name
+        self.actions = {
+            aid: _Action(actions[aid])
+            for aid, scope in t.scopes.items()
+            if aid in actions and scope != "DEFAULT_ONLY"
+        }
+
+    def insert(self, te: Any, now_us: int, fast: FastTables) -> bool:
+        """Carry out a plain INSERT of `te` (True), or change nothing and return False;
+        engine errors (SwitchError) leave the table as it was."""
+        if te.is_default_action or te.is_const or te.idle_timeout_ns:
+            return False
+        has = te.HasField
+        if (
+            has("counter_data")
+            or has("meter_config")
+            or has("time_since_last_hit")
+            or has("meter_counter_data")
+        ):
+            return False
+        prio = te.priority
+        if (prio <= 0) if self.has_priority else prio:
+            return False
+        matches = self.key(te)
+        if matches is None:
+            return False
+        msg = te.action.action  # unset (another kind of action): action id 0
+        action = self.actions.get(msg.action_id)
+        if action is None:
+            return False
+        args = action.args(msg.params)
+        if args is None:
+            return False
+        e = self.engine.add_plain(matches, prio, action.name, args)
+        self.stale = True
+        e.last_hit_us = now_us
+        cm, md = te.controller_metadata, te.metadata
+        if cm or md:
+            fast.tables.remember(e, cm, md)
+        return True
+
+    def delete(self, te: Any, fast: FastTables) -> bool:
+        """Carry out a plain DELETE of `te` (True), or change nothing and return False."""
+        if te.is_default_action:
+            return False
+        prio = te.priority
+        if (prio <= 0) if self.has_priority else prio:
+            return False
+        matches = self.key(te)
+        if matches is None:
+            return False
+        e = self.engine.delete(matches, prio, checked=True, refresh=False)
+        self.stale = True
+        fast.forget(e)
+        return True
 
 
 class FastTables:
@@ -189,62 +286,68 @@ class FastTables:
             engine = tables.switch.tables.get(t.name)
             if engine is None or not _plain(t, engine):
                 continue
-            self.plans[tid] = _Plan(t, engine, tables.index)
+            self.plans[tid] = _Plan(t, engine, tables.index.actions)
 
-    def write(self, utype: int, te: Any, refresh: bool = True) -> bool:
-        """Carry out an INSERT or DELETE of a plain entry and return True, or change
-        nothing and return False (the general path then handles the update).
-        `refresh=False` leaves the engine table's lookup to `settle()`."""
+    def write(self, utype: int, te: Any) -> bool:
+        """Carry out an INSERT or DELETE of a plain entry, its table's lookup brought up
+        to date, and return True; or change nothing and return False (the general path
+        then handles the update)."""
         plan = self.plans.get(te.table_id)
         if plan is None:
             return False
         if utype == INSERT:
-            if (
-                te.is_default_action
-                or te.is_const
-                or te.idle_timeout_ns
-                or te.HasField("time_since_last_hit")
-                or te.HasField("meter_counter_data")
-                or te.HasField("counter_data")
-                or te.HasField("meter_config")
-            ):
-                return False
-            key = plan.key(te)
-            if key is None:
-                return False
-            action = plan.action(te)
-            if action is None:
-                return False
-            e = plan.engine.add(key[0], action[0], action[1], key[1], checked=True, refresh=refresh)
-            e.last_hit_us = self.clock.now_us()
-            cm, md = te.controller_metadata, te.metadata
-            if cm or md:
-                self.tables.remember(e, cm, md)
-        elif utype == DELETE:
-            if te.is_default_action:
-                return False
-            key = plan.key(te)
-            if key is None:
-                return False
-            e = plan.engine.delete(key[0], key[1], checked=True, refresh=refresh)
-            if self.tables.extra:
-                extra = self.tables.extra.pop(e, None)
-                if extra is not None and extra.oneshot is not None:
-                    self.tables.store.profiles.oneshot_release(extra.oneshot)
+            done = plan.insert(te, self.clock.now_us(), self)
         else:
-            return False
-        if not refresh:
-            plan.stale = True
-        return True
+            done = utype == DELETE and plan.delete(te, self)
+        if done:
+            self.settle()
+        return done
 
-    def write_update(self, update: Any) -> bool:
-        """`write` of a whole `Update` (False for anything but a table entry), leaving the
-        lookups of the tables it changes to `settle()`: call it before any packet runs."""
-        te = update.entity.table_entry  # an empty entry (table id 0) for other entities
-        return self.write(update.type, te, False) if te.table_id else False
+    def write_run(
+        self,
+        updates: Sequence[Any],
+        start: int,
+        stop: int,
+        errors: list[P4RuntimeError | None],
+    ) -> int:
+        """Write `updates[start:stop]` in order while they are plain table entry INSERTs
+        and DELETEs, appending each one's outcome to `errors` (None, or the engine's error
+        for that update alone), and return the index of the first update declined (`stop`
+        if none was). Leaves the lookups of the tables it changed to `settle()`: call it
+        before any packet runs."""
+        plans = self.plans
+        now = self.clock.now_us()
+        i = start
+        while i < stop:
+            u = updates[i]
+            te = u.entity.table_entry  # an empty entry (table id 0) for other entities
+            plan = plans.get(te.table_id)
+            if plan is None:
+                break
+            utype = u.type
+            try:
+                if utype == INSERT:
+                    if not plan.insert(te, now, self):
+                        break
+                elif utype != DELETE or not plan.delete(te, self):
+                    break
+            except SwitchError as e:
+                errors.append(from_switch_error(e))
+            else:
+                errors.append(None)
+            i += 1
+        return i
+
+    def forget(self, e: Any) -> None:
+        """Drop what the store kept beside a deleted entry (cookies, a one-shot group)."""
+        extra = self.tables.extra
+        if extra:
+            kept = extra.pop(e, None)
+            if kept is not None and kept.oneshot is not None:
+                self.tables.store.profiles.oneshot_release(kept.oneshot)
 
     def settle(self) -> None:
-        """Bring the lookups of the tables `write_update` changed up to date."""
+        """Bring the lookups of the tables `write_run` changed up to date."""
         for plan in self.plans.values():
             if plan.stale:
                 plan.stale = False

@@ -1,0 +1,97 @@
+"""`Table.add_plain` (the P4Runtime layer's bulk insert) against `Table.add`: the same
+entries, the same errors (a duplicate, a full table) and the same lookups, for each kind of
+table index (all exact, one lpm field, exact plus lpm, masked keys in priority order)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from softswitch.engine.errors import AlreadyExists, ResourceExhausted, SwitchError
+from softswitch.engine.matches import Exact, Lpm, Match, Ternary, Wildcard
+from tests.p4util import program, switch
+
+HDR = "header h_t { bit<8> a; bit<16> b; bit<8> r; }"
+SHAPES = {
+    "exact": ("exact",),
+    "lpm": ("lpm",),
+    "exact_lpm": ("exact", "lpm"),
+    "ternary": ("exact", "ternary"),
+}
+
+
+def _program(kinds: tuple[str, ...]) -> str:
+    keys = " ".join(f"hdr.h.{f}: {k};" for f, k in zip("ab", kinds, strict=False))
+    return program(
+        decls=HDR,
+        ingress=f"""
+        action set_r(bit<8> v) {{ hdr.h.r = v; }}
+        table t {{ key = {{ {keys} }} actions = {{ set_r; NoAction; }} size = 40; }}
+        apply {{ t.apply(); }}
+        """,
+    )
+
+
+def _match(rng: random.Random, kind: str, width: int) -> Match:
+    """A canonical match (as the P4Runtime layer hands them over)."""
+    if kind == "exact":
+        return Exact(rng.randrange(64))
+    if kind == "lpm":
+        plen = rng.choice((0, 2, 4, width))
+        if plen == 0:
+            return Wildcard()
+        return Lpm(rng.randrange(1 << width) & ~((1 << (width - plen)) - 1), plen)
+    mask = rng.choice((0xF000, 0x00FF, 0xFFFF))
+    return Ternary(rng.randrange(1 << 16) & mask, mask)
+
+
+def _outcome(add: Callable[..., object], *args: object, **kw: object) -> tuple[type, str] | None:
+    """None if `add(*args, **kw)` succeeded, else its error's type and message."""
+    try:
+        add(*args, **kw)
+    except SwitchError as e:
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_add_plain_gives_what_add_gives(shape: str) -> None:
+    kinds = SHAPES[shape]
+    source = _program(kinds)
+    ta = switch(source).tables["I.t"]
+    tb = switch(source).tables["I.t"]
+    widths = (8, 16)
+    prio = ta.spec.has_priority
+    rng = random.Random(shape)
+    errors = {AlreadyExists: 0, ResourceExhausted: 0}
+    last: tuple[tuple[Match, ...], int] = ((), 0)
+    for n in range(120):  # 40 places: duplicates early, a full table later
+        matches = tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False))
+        priority = rng.randrange(1, 4) if prio else 0
+        if n % 10 == 9:
+            matches, priority = last  # the same entry again
+        last = matches, priority
+        action, args = rng.choice((("I.set_r", (n % 256,)), ("NoAction", ())))
+        outcome = [
+            _outcome(ta.add, matches, action, args, priority, checked=True, refresh=False),
+            _outcome(tb.add_plain, matches, priority, action, args),
+        ]
+        assert outcome[0] == outcome[1]
+        if outcome[0] is not None:
+            errors[outcome[0][0]] += 1  # type: ignore[index]
+    assert errors[AlreadyExists] and errors[ResourceExhausted]
+    ta.refresh()
+    tb.refresh()
+    same = [(e.matches, e.priority, e.action, e.args, e.seq) for e in ta.entries.values()]
+    assert same == [(e.matches, e.priority, e.action, e.args, e.seq) for e in tb.entries.values()]
+    assert len(same) == 40
+    for _ in range(500):
+        key = (
+            rng.randrange(64) if kinds[0] == "exact" else rng.randrange(256),
+            rng.randrange(1 << 16),
+        )
+        ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
+        assert (ra[0], ra[1], ra[3]) == (rb[0], rb[1], rb[3])  # hit, action, arguments
+        assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
