@@ -61,13 +61,20 @@ def test_dropped_packets_leave_nothing_behind() -> None:
         meta=META,
         parser=PARSER,
         ingress="""apply {
-            if (hdr.h.op == 1) { hdr.y.setValid(); hdr.y.v = 9; meta.m = 9; mark_to_drop(sm); }
-            else { hdr.h.a = meta.m; hdr.h.b = (bit<8>)(bit<1>)hdr.y.isValid(); }
+            if (hdr.h.op == 1) {
+                hdr.y.setValid(); hdr.y.v = 9; meta.m = 9;
+                hdr.x.setValid();  // valid with every field zero
+                mark_to_drop(sm);
+            } else {
+                hdr.h.a = meta.m;
+                hdr.h.b = (bit<8>)(bit<1>)hdr.y.isValid();
+                hdr.h.c = (bit<8>)(bit<1>)hdr.x.isValid();
+            }
         }""",
     )
     sw = switch(src)
     assert sw.process(0, pkt(1)) == []
-    assert sw.process(0, pkt(0)) == [(0, pkt(0, 0, 0))]
+    assert sw.process(0, pkt(0)) == [(0, pkt(0, 0, 0, 0))]
 
 
 def test_digests_and_register_values_outlive_the_packet() -> None:
