@@ -80,7 +80,8 @@ def build_run_parser() -> argparse.ArgumentParser:
         "config",
         nargs="?",
         metavar="PROGRAM_CONFIG",
-        help="a device config from 'softswitch compile -o', or a .p4 program (compiled now)",
+        help="a device config from 'softswitch compile -o', or a .p4 program (preprocessed; "
+        "compiled on first use, then loaded from the program cache)",
     )
     p.add_argument(
         "--no-p4", action="store_true", help="start without a program (wait for P4Runtime)"
@@ -179,9 +180,10 @@ def _load_program(path: Path, trace: bool, cache: Any) -> Any:
 
     try:
         if path.suffix == ".p4":
-            from .compiler import compile_file
+            from .device_config import make_device_config
 
-            return compile_file(path, trace=trace)
+            # preprocessed, the program is a device config: compiled once, then cached
+            return cache.load(make_device_config(path), trace=trace)
         return cache.load(path.read_bytes(), trace=trace)
     except OSError as e:
         print(f"softswitch: error: cannot read {path}: {e.strerror}", file=sys.stderr)

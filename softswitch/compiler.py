@@ -13,6 +13,7 @@ from .frontend.parse import parse_text
 from .frontend.preprocess import Preprocessed, PreprocessError, preprocess, preprocess_text
 from .program_info import CompiledProgram
 from .v1model.arch import V1Model
+from .v1model.target import TARGET_DEFINES, with_target_defines
 
 __all__ = [
     "TARGET_DEFINES",
@@ -23,13 +24,6 @@ __all__ = [
     "compile_text",
     "with_target_defines",
 ]
-
-# what p4c-bm2-ss (the simple_switch back end) defines for every program
-TARGET_DEFINES = {"__TARGET_BMV2__": "1"}
-
-
-def with_target_defines(defines: Mapping[str, str] | None) -> dict[str, str]:
-    return {**TARGET_DEFINES, **(defines or {})}
 
 
 def architecture_for(program: A.Program) -> Architecture:

@@ -71,8 +71,8 @@ def make_device_config(
     defines: Mapping[str, str] | None = None,
 ) -> bytes:
     """Preprocess the P4 program at `path` into a device config (raises P4Error)."""
-    from .compiler import with_target_defines
     from .frontend.preprocess import PreprocessError, preprocess
+    from .v1model.target import with_target_defines
 
     path = Path(path)
     try:

@@ -157,3 +157,43 @@ def test_the_switch_command_compiles_once_and_replays_the_same(
         outs = [[r.data for r in read_pcap(tmp_path / f"p{n}_out.pcap")] for n in (2, 3)]
         assert outs == [[FRAME], [bytes([3, 0, 1])]], run_no
         assert len(list((tmp_path / "cache").glob("program-*.pickle"))) == 1
+
+
+def test_a_p4_source_given_to_the_switch_is_cached_by_its_preprocessed_text(
+    tmp_path: Path,
+) -> None:
+    """`softswitch prog.p4` compiles the program once: the next process finds it in the
+    cache without loading the compiler. The key is the preprocessed program, so editing
+    a file the program includes compiles it again (and the new program forwards)."""
+    (tmp_path / "port.p4").write_text("#define OUT_PORT 2\n")
+    src = tmp_path / "fwd.p4"
+    src.write_text(
+        DST_FWD.replace(
+            "#include <v1model.p4>\n", '#include <v1model.p4>\n#include "port.p4"\n'
+        ).replace("sm.egress_spec = (bit<9>)hdr.h.dst;", "sm.egress_spec = OUT_PORT;")
+    )
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from softswitch.cli import _load_program\n"
+        "from softswitch.program_cache import ProgramCache\n"
+        "from softswitch.v1model.switch import Switch\n"
+        f"c = ProgramCache({str(tmp_path / 'cache')!r})\n"
+        f"p = _load_program(Path({str(src)!r}), False, c)\n"
+        "heavy = [m for m in sys.modules if m.startswith(('lark', 'softswitch.codegen',"
+        " 'softswitch.compiler', 'softswitch.frontend.parse'))]\n"
+        "out = Switch(p).process(1, bytes(3))\n"
+        "print(c.hits, c.misses, bool(heavy), out[0][0])\n"
+    )
+
+    def start() -> str:
+        r = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+        )
+        return r.stdout.strip()
+
+    assert start() == "0 1 True 2"  # compiled
+    assert start() == "1 0 False 2"  # loaded, the compiler never imported
+    (tmp_path / "port.p4").write_text("#define OUT_PORT 3\n")
+    assert start() == "0 1 True 3"
+    assert start() == "1 0 False 3"
