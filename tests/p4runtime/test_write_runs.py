@@ -5,6 +5,7 @@ and under CONTINUE_ON_ERROR every other update of the batch is applied and reads
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from typing import Any
 
@@ -191,3 +192,31 @@ def test_over_grpc_the_status_details_name_the_failed_update(served: tuple[World
     back = by_prefix[sent.match[0].lpm.value]
     assert back.action.action.params[0].value == b"\x04"
     assert back.action.action.action_id == sent.action.action.action_id
+
+
+def test_the_collector_is_paused_only_while_a_batch_is_written(
+    compiled: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cyclic garbage collector is off while updates are applied and on again after
+    the batch, also after one that failed; an application that switched it off keeps it
+    off."""
+    world = World(compiled, fast=True)
+    routes = Routes(world)
+    seen: list[bool] = []
+    run = world.store.write_run
+
+    def watching(*args: Any) -> int:
+        seen.append(gc.isenabled())
+        return run(*args)
+
+    monkeypatch.setattr(world.store, "write_run", watching)
+    assert gc.isenabled()
+    assert world.write([routes.update(1), routes.update(1)])[1][0] == code_pb2.ALREADY_EXISTS
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert world.write([routes.update(2)]) == [(0, "")]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
