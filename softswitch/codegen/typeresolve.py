@@ -161,14 +161,7 @@ class Types:
                 assert isinstance(ft, T.StructLikeType)
                 inner = f"_o{next(temps)}"
                 out.line(f"{inner} = {var}.{field_py(n)}")
-                if ft.is_header and ft.fields and not _has_bool(ft):
-                    # most headers are untouched (never valid, never written): one tuple
-                    # comparison finds them, and only the others are written
-                    out.line(f"if _g_{ft.pyname}({inner}) != _z_{ft.pyname}:")
-                    with out.indent():
-                        self._reset_fields(out, inner, ft, temps)
-                else:
-                    self._reset_fields(out, inner, ft, temps)
+                self._reset_fields(out, inner, ft, temps)
             else:
                 out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
         if st.is_header:
@@ -256,13 +249,6 @@ class Types:
                             out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
                         out.line("self._v = True")
         out.line("")
-        if st.is_header and st.fields and _inlinable(st) and not _has_bool(st):
-            # a zero header's fields and validity as one tuple, and the getter that reads it
-            names = [field_py(n) for n in st.fields]
-            zeros = [self.zero_code(t) for t in st.fields.values()]
-            out.line(f"_g_{st.pyname} = _getter{(*names, '_v')!r}")
-            out.line(f"_z_{st.pyname} = ({', '.join(zeros)}, False)")
-            out.line("")
         self.st.classes.extend(out)
 
     def ext_lines(self, st: T.StructLikeType, obj: str, v: str) -> list[str]:
@@ -381,8 +367,3 @@ def _inlinable(t: T.P4Type) -> bool:
         and (not isinstance(T.strip_newtype(f), T.StructLikeType) or _inlinable(T.strip_newtype(f)))
         for f in t.fields.values()
     )
-
-
-def _has_bool(st: T.StructLikeType) -> bool:
-    """A bool field (False and 0 compare equal, so a zero tuple cannot tell them apart)."""
-    return any(isinstance(T.strip_newtype(t), T.BoolType) for t in st.fields.values())

@@ -6,7 +6,6 @@ generator emits is listed in `__all__`.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from .names import field_py
@@ -25,7 +24,6 @@ __all__ = [
     "_eq",
     "_extract",
     "_extract_varbit",
-    "_getter",
     "_kept",
     "_lookahead",
     "_lookahead_header",
@@ -43,7 +41,6 @@ HEADER_TOO_SHORT = 4
 PARSER_INVALID_ARGUMENT = 6
 
 _new = object.__new__
-_getter = operator.attrgetter  # a header's fields as one tuple (see a struct's _reset)
 
 
 class _ExitSignal(Exception):
