@@ -276,3 +276,70 @@ def test_pcap_output_is_in_the_file_after_each_batch(tmp_path) -> None:  # type:
     p3 = [r.data[2] for r in read_pcap(tmp_path / "p3.pcap")]
     assert p2 == [1, 1, 3, 5, 7, 9] and p3 == [0, 2, 4, 6, 8]
     rt.stop()
+
+
+TIMESTAMPS = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> dst; bit<48> ts_in; bit<48> ts_out; }
+struct H { h_t h; }
+struct M {}
+parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; }
+}
+control VC(inout H hdr, inout M m) { apply {} }
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = (bit<9>)hdr.h.dst; hdr.h.ts_in = sm.ingress_global_timestamp; }
+}
+control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply { hdr.h.ts_out = sm.egress_global_timestamp; }
+}
+control CC(inout H hdr, inout M m) { apply {} }
+control D(packet_out pk, in H hdr) { apply { pk.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+class TickingClock:
+    """A wall clock stand-in that moves 10 us every time it is read."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def now_us(self) -> int:
+        self.reads += 1
+        return 1000 + 10 * self.reads
+
+
+def test_a_batch_of_frames_reads_the_clock_once() -> None:
+    """Frames injected together share one reading of the clock (ingress and egress
+    timestamps alike); the next batch reads it again. With a rate-limited queue every
+    packet reads the clock as it arrives and leaves."""
+    import struct
+
+    def stamps(rate: bool) -> tuple[list[tuple[int, int]], int]:
+        clock = TickingClock()
+        rt = SwitchRuntime(clock=clock)
+        rt.load(compiled(TIMESTAMPS))
+        out = QueuePort("p2")
+        rt.add_port(2, out)
+        if rate:
+            rt.set_queue_rate(2, pps=1e6)
+        before = clock.reads
+        rt.inject_many([(1, bytes([2]) + bytes(12)) for _ in range(6)], chunk=3)
+        reads = clock.reads - before
+        rt.step(10**9)  # what a rate-limited queue still holds
+        got = []
+        for f in out.take_all():
+            t_in, t_out = struct.unpack("!QQ", b"\0\0" + f[1:7] + b"\0\0" + f[7:13])
+            got.append((t_in, t_out))
+        return got, reads
+
+    held, reads = stamps(rate=False)
+    assert reads == 2
+    assert held[:3] == [held[0]] * 3 and held[3:] == [held[3]] * 3
+    assert held[0][0] == held[0][1] and held[3][0] == held[0][0] + 10
+    live, reads = stamps(rate=True)
+    assert len(live) == 6 and reads > 6
+    assert len({t_in for t_in, _ in live}) == 6  # every packet its own arrival time
+    assert all(t_out > t_in for t_in, t_out in live)
