@@ -56,6 +56,8 @@ class Table:
         self.action_names = tuple(a.name for a in spec.actions)
         self.action_fns = dict(zip(self.action_names, fns, strict=True))
         self._action_pos = {name: i for i, name in enumerate(self.action_names)}
+        # action -> (position, function) of a hit's result (add_plain)
+        self._hit = {a: (i, self.action_fns[a]) for a, i in self._action_pos.items()}
         self._has_priority = spec.has_priority
         self._size = spec.size
         self.action_specs = actions
@@ -72,6 +74,7 @@ class Table:
         self.lpm_index = (
             lpms[0] if len(lpms) == 1 and all(k in ("exact", "lpm") for k in self.kinds) else None
         )
+        self._one_lpm = self.kinds == ("lpm",)
         self._exact: dict[tuple[int, ...], Entry] = {}
         self._by_plen: dict[int, dict[tuple[int, ...], Entry]] = {}
         self._plens: list[tuple[int, int]] = []  # (prefix length, mask), longest first
@@ -346,8 +349,17 @@ class Table:
         self._seq = seq
         if self.clock is not None:
             e.last_hit_us = self.clock.now_us()
-        e.result = (True, self._action_pos[action], self.action_fns[action], args, e)
-        self._index(e)
+        pos, fn = self._hit[action]
+        e.result = (True, pos, fn, args, e)
+        if self._one_lpm and type(matches[0]) is M.Lpm:  # the common case of _index, in line
+            m = matches[0]
+            by_key = self._by_plen.get(m.prefix_len)
+            if by_key is None:
+                by_key = self._by_plen[m.prefix_len] = {}
+                self._sort_plens()
+            by_key[(m.value,)] = e
+        else:
+            self._index(e)
         return e
 
     def _index(self, e: Entry) -> None:

@@ -15,6 +15,7 @@ from google.rpc import code_pb2
 
 from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
 from softswitch.compiler import compile_text
+from softswitch.engine.tables import Table
 from softswitch.p4runtime import server as server_mod
 from softswitch.p4runtime.status import error_details
 
@@ -136,17 +137,16 @@ def test_declined_updates_between_runs(compiled: Any) -> None:
 def test_a_bug_inside_a_run_is_internal_for_that_update(
     compiled: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    world = World(compiled, fast=True)
-    routes = Routes(world)
-    engine = world.runtime.switch.tables[routes.table.preamble.name]
-    add = engine.add_plain
+    add = Table.add_plain
 
-    def flaky(matches: Any, *rest: Any) -> Any:
+    def flaky(self: Table, matches: Any, *rest: Any) -> Any:
         if matches[0].value == 0x0A000300:
             raise RuntimeError("boom")
-        return add(matches, *rest)
+        return add(self, matches, *rest)
 
-    monkeypatch.setattr(engine, "add_plain", flaky)
+    monkeypatch.setattr(Table, "add_plain", flaky)  # before the plans bind it
+    world = World(compiled, fast=True)
+    routes = Routes(world)
     got = world.write([routes.update(i) for i in range(6)])
     assert codes(got) == {3: code_pb2.INTERNAL}
     assert "boom" in got[3][1]
