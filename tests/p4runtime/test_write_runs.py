@@ -17,7 +17,7 @@ from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
 from softswitch.compiler import compile_text
 from softswitch.engine.tables import Table
 from softswitch.p4runtime import server as server_mod
-from softswitch.p4runtime.status import error_details
+from softswitch.p4runtime.status import RpcAbort, error_details
 
 from .test_fast_writes import DELETE, INSERT, SOURCE, World
 
@@ -220,3 +220,28 @@ def test_the_collector_is_paused_only_while_a_batch_is_written(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("atomicity", ["ROLLBACK_ON_ERROR", "DATAPLANE_ATOMIC"])
+def test_atomic_batches_of_plain_entries_roll_back(compiled: Any, atomicity: str) -> None:
+    """An atomic batch takes the updates one at a time (the fast path still writes plain
+    ones); a failure restores every table as it was: the failed update has its error, the
+    others ABORTED."""
+    world = World(compiled, fast=True)
+    routes = Routes(world)
+    assert world.write([routes.update(0)]) == [(0, "")]
+    batch = [routes.update(i) for i in (1, 2, 3, 0, 4)]  # update 3 exists already
+    req = p4runtime_pb2.WriteRequest(device_id=0, updates=batch)
+    req.atomicity = p4runtime_pb2.WriteRequest.Atomicity.Value(atomicity)
+    with pytest.raises(RpcAbort) as info:
+        world.server.write(req)
+    assert info.value.details is not None
+    got = []
+    for d in info.value.details.details:
+        err = p4runtime_pb2.Error()
+        d.Unpack(err)
+        got.append(err.canonical_code)
+    aborted = code_pb2.ABORTED
+    assert got == [aborted, aborted, aborted, code_pb2.ALREADY_EXISTS, aborted]
+    assert routes.prefixes(world) == [bytes([10, 0, 0, 0])]
+    assert world.write(batch[:3]) == [(0, "")] * 3  # the rolled-back entries can go in

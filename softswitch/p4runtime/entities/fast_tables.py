@@ -5,8 +5,9 @@ needs one, a direct action (nothing for a DELETE), no direct resources, no idle 
 into a table that is neither constant nor indirect. `FastTables` writes runs of those:
 
 * per table, once per pipeline, a `_Plan`: a key decoder made for the table's key (one
-  exact field, one lpm field, or any mix of match kinds), and per action the parameter ids
-  and widths in declaration order;
+  exact field, one lpm field, or any mix of match kinds), per action the parameter ids
+  and widths in declaration order, and the table's INSERT function, generated with all of
+  these as constants (`fast_source`);
 * per update, each protobuf field is read once (a sub-message that is not set reads as
   empty, and every value must be a non-empty bytestring, so a match or an action of
   another kind than the one expected is declined without asking which one is set), and
