@@ -355,8 +355,11 @@ class Calls:
         out.line(f"{e} = {o} + {ht.bit_width() // 8}")
         out.line(f"if {e} > len({pk}.data):")
         out.line("    raise _ParserError(1)  # PacketTooShort")
-        out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
-        for ln in self.types.ext_lines(ht, h, v):
+        lines = self.types.ext_struct_lines(ht, h, f"{pk}.data", o, self.st.temp)
+        if lines is None:
+            out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
+            lines = self.types.ext_lines(ht, h, v)
+        for ln in lines:
             out.line(ln)
         out.line(f"{pk}.off = {e}")
 
@@ -454,7 +457,12 @@ class Calls:
         if isinstance(t, T.StructLikeType) and t.is_header:
             self.st.out.line(f"if {v.code}._v:")
             with self.st.out.indent():
-                if _emitter(t) == "_emit":  # inlined: the deparser's hottest call
+                packed = self.types.pack_struct_code(t, "_h")
+                if _emitter(t) == "_emit" and packed is not None:
+                    # inlined: the deparser's hottest call
+                    self.st.out.line(f"_h = {v.code}")
+                    self.st.out.line(f"{pk} += {packed}")
+                elif _emitter(t) == "_emit":
                     nbytes = (t.bit_width() + 7) // 8
                     self.st.out.line(f"{pk} += {v.code}._pack().to_bytes({nbytes}, 'big')")
                 else:

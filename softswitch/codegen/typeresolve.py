@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..engine.names import field_py
@@ -11,6 +11,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .emitter import Emitter
+from .layout import Layout, header_layout
 from .symbols import TypeSym
 
 if TYPE_CHECKING:
@@ -249,7 +250,101 @@ class Types:
                             out.line(f"self.{field_py(n)} = {self.zero_code(t)}")
                         out.line("self._v = True")
         out.line("")
+        lay = self.layout(st)
+        if lay is not None:
+            out.line(f"_st_{st.pyname} = _Struct({lay.fmt!r})")
+            out.line("")
         self.st.classes.extend(out)
+
+    def layout(self, st: T.StructLikeType) -> Layout | None:
+        """The struct-module layout of a header with fixed fields (None: none fits)."""
+        if not st.is_header or not st.fields:
+            return None
+        leaves = _leaves("", st)
+        if any(isinstance(T.strip_newtype(t), T.VarbitType) for _, t in leaves):
+            return None
+        if st.bit_width() % 8:
+            return None
+        return header_layout([T.width_of(t) for _, t in leaves])
+
+    def ext_struct_lines(
+        self, st: T.StructLikeType, obj: str, data: str, off: str, temp: Callable[[], str]
+    ) -> list[str] | None:
+        """The statements that extract `obj` (of `st`) from `data` at byte `off` with its
+        `_st_` Struct (None when it has no layout); the length was checked before."""
+        lay = self.layout(st)
+        if lay is None:
+            return None
+        leaves = _leaves(obj, st)
+        items = [temp() for g in lay.groups for _ in g.items]
+        lines = [
+            f"{', '.join(items)}{',' if len(items) == 1 else ''} = "
+            f"_st_{st.pyname}.unpack_from({data}, {off})"
+        ]
+        k = 0
+        for g in lay.groups:
+            names = items[k : k + len(g.items)]
+            k += len(g.items)
+            value = names[0]
+            if len(names) > 1:  # a group of several struct items: one value
+                parts, rest = [], 8 * g.nbytes
+                for name, size in zip(names, g.items, strict=True):
+                    rest -= 8 * size
+                    parts.append(f"{name} << {rest}" if rest else name)
+                value = f"({' | '.join(parts)})"
+            if len(g.widths) > 1 and len(names) > 1:
+                comb = temp()
+                lines.append(f"{comb} = {value}")
+                value = comb
+            rest = 8 * g.nbytes
+            for i, w in enumerate(g.widths):
+                f, t = leaves[g.first + i]
+                rest -= w
+                if len(g.widths) == 1:
+                    part = value
+                else:
+                    part = f"{value} >> {rest} & {mask(w)}" if rest else f"{value} & {mask(w)}"
+                t0 = T.strip_newtype(t)
+                if isinstance(t0, T.BoolType):
+                    part = f"bool({part})"
+                elif self._signed(t0):
+                    part = f"_to_signed({part}, {w})"
+                lines.append(f"{f} = {part}")
+        lines.append(f"{obj}._v = True")
+        return lines
+
+    def pack_struct_code(self, st: T.StructLikeType, obj: str) -> str | None:
+        """An expression for the bytes of header `obj` (of `st`) made with its `_st_`
+        Struct (None when it has no layout)."""
+        lay = self.layout(st)
+        if lay is None:
+            return None
+        leaves = _leaves(obj, st)
+        args: list[str] = []
+        for g in lay.groups:
+            terms, rest = [], 8 * g.nbytes
+            for i, w in enumerate(g.widths):
+                f, t = leaves[g.first + i]
+                rest -= w
+                t0 = T.strip_newtype(t)
+                if isinstance(t0, T.BoolType):
+                    v = f"int({f})"
+                elif self._signed(t0):
+                    v = f"({f} & {mask(w)})"
+                else:
+                    v = f
+                terms.append(f"{v} << {rest}" if rest else v)
+            value = " | ".join(terms)
+            if len(g.items) == 1:
+                args.append(value)
+                continue
+            value = f"({value})" if len(terms) > 1 else value
+            rest = 8 * g.nbytes
+            for size in g.items:
+                rest -= 8 * size
+                m = mask(8 * size)
+                args.append(f"{value} >> {rest} & {m}" if rest else f"{value} & {m}")
+        return f"_st_{st.pyname}.pack({', '.join(args)})"
 
     def ext_lines(self, st: T.StructLikeType, obj: str, v: str) -> list[str]:
         """The statements that set the fields of `obj` (of `st`) from its bits, the int `v`

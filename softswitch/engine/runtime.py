@@ -6,6 +6,7 @@ generator emits is listed in `__all__`.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from .names import field_py
@@ -24,6 +25,7 @@ __all__ = [
     "_eq",
     "_extract",
     "_extract_varbit",
+    "_Struct",
     "_kept",
     "_lookahead",
     "_lookahead_header",
@@ -41,6 +43,7 @@ HEADER_TOO_SHORT = 4
 PARSER_INVALID_ARGUMENT = 6
 
 _new = object.__new__
+_Struct = struct.Struct  # a header's byte layout (see codegen/layout.py)
 
 
 class _ExitSignal(Exception):
