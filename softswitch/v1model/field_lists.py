@@ -102,16 +102,28 @@ def csum16_code(parts: list[Part]) -> str | None:
     None where the list needs `bytes_code` (fields of several headers, varbits, none)."""
     if not parts or len({p.valid for p in parts}) != 1 or not all(p.fixed for p in parts):
         return None
-    terms, nbytes = _packed_terms(parts)
+    terms, nbytes = _summed_terms(parts)
     if not terms:
         return None
-    packed = " | ".join(terms)
+    summed = " + ".join(terms)
     valid = parts[0].valid
-    return (
-        f"_csum16({packed}, {nbytes})"
-        if valid == "True"
-        else f"_csum16(({packed}) if {valid} else 0, {nbytes})"
-    )
+    return f"_csum16s({summed})" if valid == "True" else f"_csum16s(({summed}) if {valid} else 0)"
+
+
+def _summed_terms(parts: list[Part]) -> tuple[list[str], int]:
+    """Each field shifted left by its bit position in the list modulo 16 (the list padded
+    to whole 16-bit words as csum16 reads it): their sum is what `_csum16s` takes."""
+    nbits = sum(p.width for p in parts)
+    nbytes = (nbits + 7) // 8
+    shift = nbytes * 8 + (8 if nbytes % 2 else 0)
+    terms: list[str] = []
+    for p in parts:
+        if p.width == 0:
+            continue
+        shift -= p.width
+        code = p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})"
+        terms.append(f"({code} << {shift % 16})" if shift % 16 else code)
+    return terms, nbytes
 
 
 def _packed_terms(parts: list[Part]) -> tuple[list[str], int]:

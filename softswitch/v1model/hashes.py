@@ -332,6 +332,17 @@ def csum16_int(v: int, nbytes: int) -> int:
     return ~total & 0xFFFF
 
 
+def csum16_sum(s: int) -> int:
+    """`csum16` from a sum that is congruent, modulo 0xFFFF, to the data read as one
+    number, and non-zero exactly when the data is (each field shifted left by its bit
+    position modulo 16 and added up: 2**16 = 1 modulo 0xFFFF, so this needs neither the
+    data's bytes nor one wide number; see csum16_int)."""
+    total = s % 0xFFFF
+    if total == 0 and s:
+        total = 0xFFFF
+    return ~total & 0xFFFF
+
+
 def _xor_words(data: bytes, nbytes: int) -> int:
     rem = len(data) % nbytes
     if rem:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .hashes import BMV2_ALGORITHMS, compute, csum16_int, hash_result, pack_fields
+from .hashes import BMV2_ALGORITHMS, compute, csum16_int, csum16_sum, hash_result, pack_fields
 
-__all__ = ["_HASHES", "_checksum", "_csum16", "_hash", "_pack"]
+__all__ = ["_HASHES", "_checksum", "_csum16", "_csum16s", "_hash", "_pack"]
 
 Triple = tuple[int, int, bool]
 
@@ -16,6 +16,8 @@ _HASHES = BMV2_ALGORITHMS
 
 # csum16 of a field list packed as one int and its length in bytes (no bytes made)
 _csum16 = csum16_int
+# csum16 of a field list from its fields shifted by their bit positions modulo 16, summed
+_csum16s = csum16_sum
 
 
 def _pack(fields: Sequence[Triple]) -> bytes:

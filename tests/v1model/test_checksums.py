@@ -4,10 +4,13 @@ payload appended after it, verify comparing the untruncated value, update trunca
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32, csum16
+from softswitch.v1model.field_lists import Part, _summed_terms
+from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32, csum16, csum16_sum, pack_fields
 from tests.p4util import one, program, switch
 
 IPV4 = """
@@ -149,8 +152,8 @@ def test_random_rejected() -> None:
 
 
 def test_csum16_packed_as_int_odd_bytes_and_invalid_header() -> None:
-    """csum16 over one header's fields is computed from the fields packed as one int:
-    the same value as over the bytes for a list of an odd number of bytes (36 bits, padded
+    """csum16 over one header's fields is computed from the fields themselves (shifted by
+    their bit positions modulo 16 and summed, no bytes made): the same value as over the bytes for a list of an odd number of bytes (36 bits, padded
     to 5), and 0xFFFF (the sum of no bytes) for the fields of an invalid header."""
     src = program(
         decls=H + " header r_t { bit<8> a; bit<16> b; }",
@@ -161,8 +164,22 @@ def test_csum16_packed_as_int_odd_bytes_and_invalid_header() -> None:
             update_checksum(true, { hdr.r.a, hdr.r.b }, hdr.h.s16, HashAlgorithm.csum16);
         }""",
     )
-    assert "_csum16(" in compile_text(src, "test.p4").source
+    assert "_csum16s(" in compile_text(src, "test.p4").source
     out = one(src, h_packet(0x5, 0xDEADBEEF))
     data = bytes.fromhex("deadbeef50")  # 36 bits padded with zeros to 5 bytes
     assert int.from_bytes(out[6:8], "big") == csum16(data)
     assert int.from_bytes(out[12:14], "big") == 0xFFFF
+
+
+def test_csum16_from_the_shifted_field_sum_equals_csum16_of_the_bytes() -> None:
+    # the generated csum16 adds each field shifted by its bit position modulo 16
+    rng = random.Random(3)
+    for _ in range(500):
+        widths = [
+            rng.choice([1, 3, 4, 8, 13, 16, 24, 32, 48, 128]) for _ in range(rng.randint(1, 8))
+        ]
+        values = [rng.getrandbits(w) if rng.random() < 0.8 else 0 for w in widths]
+        parts = [Part(f"f{i}", w, "True", True) for i, w in enumerate(widths)]
+        terms, _nbytes = _summed_terms(parts)
+        got = csum16_sum(eval(" + ".join(terms), {f"f{i}": v for i, v in enumerate(values)}))
+        assert got == csum16(pack_fields(list(zip(values, widths, strict=True))))
