@@ -11,6 +11,7 @@ from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import may_write
 from .exprs import V, _SymType, const_v
 from .printer import expr_text
+from .stmts import DIRTY
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
 from .typeresolve import field_py
 
@@ -324,8 +325,11 @@ class Calls:
         if f.name == "setValid":
             for s in union_siblings:
                 self.st.out.line(f"{s}._v = False")
+            if union_siblings:
+                self.st.out.line(DIRTY)
             return V(f"{base.code}._sv()", T.VOID)
         if f.name == "setInvalid":
+            self.st.out.line(DIRTY)
             return V(f"{base.code}._v = False", T.VOID)
         raise P4TypeError.at(c.pos, f"headers have no method {f.name}")
 
@@ -402,6 +406,7 @@ class Calls:
                 for n in ut.fields:
                     if n != target.name:
                         self.st.out.line(f"{u}.{field_py(n)}._v = False")
+                self.st.out.line(DIRTY)
                 hv = V(f"{u}.{field_py(target.name)}", ut.fields[target.name])
                 after = f"{stack.code}.nxt += 1"
             else:
@@ -422,6 +427,8 @@ class Calls:
                 self.st.out.line(f"_extract({pk}, {hv.code})")
             for s in siblings:
                 self.st.out.line(f"{s}._v = False")
+            if siblings:
+                self.st.out.line(DIRTY)
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('extract', {expr_text(target)!r}, {hv.code})")
             if after:

@@ -258,6 +258,7 @@ class Stmts:
             ):
                 # the caller holds this object: overwrite it in place
                 self.st.out.line(f"_assign({sym.py}, {code})")
+                self.st.out.line(DIRTY)
             elif kept:
                 self.st.out.line(f"{sym.py} = _kept({sym.py}, {code})")
             else:
@@ -274,6 +275,12 @@ class Stmts:
                             self.st.out.line(f"{base.code}.{field_py(n)}._v = False")
                 dst = f"{base.code}.{field_py(target.name)}"
                 self.st.out.line(f"{dst} = _kept({dst}, {code})" if kept else f"{dst} = {code}")
+                # what may leave bits in an invalid header (see DIRTY)
+                if kept or bt.is_union:
+                    self.st.out.line(DIRTY)
+                elif bt.is_header:
+                    self.st.out.line(f"if not {base.code}._v:")
+                    self.st.out.line(f"    {DIRTY}")
                 if isinstance(T.strip_newtype(t), T.VarbitType) and bt.is_header:
                     self._copy_varbit_width(base.code, src)
                 return
@@ -326,6 +333,13 @@ def _plain_path(e: A.Expr) -> bool:
     while isinstance(e, A.Member):
         e = e.base
     return isinstance(e, A.NameRef)
+
+
+# Generated code sets this flag wherever an invalid header may be left holding non-zero
+# bits (a field written while invalid, setInvalid, a header or struct assigned, a union
+# member invalidated): the switch then rewrites every header of the finished packet's
+# struct, and otherwise only the valid ones (see Switch._recycle).
+DIRTY = "ctx.dirty = True"
 
 
 def _needs_copy(e: A.Expr) -> bool:

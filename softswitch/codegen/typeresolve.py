@@ -152,17 +152,28 @@ class Types:
         return parts
 
     def _reset_fields(
-        self, out: Emitter, var: str, st: T.StructLikeType, temps: Iterator[int]
+        self,
+        out: Emitter,
+        var: str,
+        st: T.StructLikeType,
+        temps: Iterator[int],
+        valid_only: bool = False,
     ) -> None:
         """Emit the lines that make the object in `var` (of `st`) what `__init__` makes,
-        zeroing the headers and structs it holds in place."""
+        zeroing the headers and structs it holds in place (with `valid_only`, the headers
+        it holds only when valid: an invalid one is known to hold zeros)."""
         for n, t in st.fields.items():
             ft = T.strip_newtype(t)
             if _inlinable(ft):
                 assert isinstance(ft, T.StructLikeType)
                 inner = f"_o{next(temps)}"
                 out.line(f"{inner} = {var}.{field_py(n)}")
-                self._reset_fields(out, inner, ft, temps)
+                if valid_only and ft.is_header:
+                    out.line(f"if {inner}._v:")
+                    with out.indent():
+                        self._reset_fields(out, inner, ft, temps)
+                else:
+                    self._reset_fields(out, inner, ft, temps, valid_only)
             else:
                 out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
         if st.is_header:
@@ -216,6 +227,14 @@ class Types:
                 out.line("def _reset(self):")
                 with out.indent():
                     self._reset_fields(out, "self", st, itertools.count())
+                    if not st.fields:
+                        out.line("pass")
+                out.line("")
+                # the same when no invalid header can hold bits (the packet's code set no
+                # ctx.dirty): only the valid headers are rewritten
+                out.line("def _reset_valid(self):")
+                with out.indent():
+                    self._reset_fields(out, "self", st, itertools.count(), valid_only=True)
                     if not st.fields:
                         out.line("pass")
                 out.line("")

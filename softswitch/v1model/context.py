@@ -50,6 +50,9 @@ class PacketContext:
         self.resubmit_request: int | None | bool = False
         self.recirculate_request: int | None | bool = False
         self.truncate_to: int | None = None
+        # set by generated code that may leave bits in an invalid header (the switch then
+        # zeroes all of the packet's headers before reusing them, not only the valid ones)
+        self.dirty = False
         self.digests: list[tuple[int, str, Any]] = []
         # the latest log_msg texts and failed assert/assume calls, oldest first (a running
         # switch must not keep them all)

@@ -96,6 +96,9 @@ class _Pass:
     original: bytes
     truncate: int | None = None
     port: int = 0  # the port the packet arrived on (kept across resubmit/recirculate)
+    # an invalid header may hold bits (ctx.dirty was set while this pass ran, or the pass
+    # did not track it): all headers are zeroed when its structs are reused
+    dirty: bool = True
 
     def replica(self, rid: int) -> _Pass:
         """A copy for one replica (multicast, clone session): headers and metadata copied,
@@ -438,6 +441,7 @@ class Switch:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
             std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
+        ctx.dirty = False
         ctx.std = std  # ctx.reset(std, length)
         ctx.packet_length = length
         ctx.clone_request = None
@@ -464,7 +468,7 @@ class Switch:
             self._ingress_block(hdr, meta, std)
         except _ExitSignal:
             pass
-        ps = _Pass(hdr, meta, std, payload, data, ctx.truncate_to, port)
+        ps = _Pass(hdr, meta, std, payload, data, ctx.truncate_to, port, ctx.dirty)
         clone, resubmit = ctx.clone_request, ctx.resubmit_request
         if ctx.digests:
             for recv, name, d in ctx.digests:
@@ -554,10 +558,13 @@ class Switch:
         ctx.recirculate_request = False
         ctx.truncate_to = None
         ctx.payload = payload = ps.payload
+        ctx.dirty = False
         try:
             self._egress_block(hdr, ps.meta, std)
         except _ExitSignal:
             pass
+        if ctx.dirty:
+            ps.dirty = True
         clone, recirc = ctx.clone_request, ctx.recirculate_request
         trunc = ctx.truncate_to if ctx.truncate_to is not None else ps.truncate
         # the E2E clone copies the headers as egress left them (before computeChecksum)
@@ -575,6 +582,8 @@ class Switch:
                 pass
             buf = bytearray()
             self._deparser(buf, hdr)
+            if ctx.dirty:
+                ps.dirty = True
             buf += payload
             data = bytes(buf)
             if trunc is not None:
@@ -599,7 +608,10 @@ class Switch:
         if self._recycling and ps.hdr is not None and len(self._spare) < SPARE_STRUCTS:
             hdr, meta, std = ps.hdr, ps.meta, ps.std
             ps.hdr = None
-            hdr._reset()
+            if ps.dirty:
+                hdr._reset()
+            else:
+                hdr._reset_valid()
             meta._reset()
             std._reset()
             self._spare.append((hdr, meta, std))

@@ -118,3 +118,25 @@ def test_queued_packets_keep_their_own_headers() -> None:
     assert [o.data for o in outs] == [pkt(0, 10 * i, 10 * i + 1, max(i - 1, 0)) for i in range(5)]
     # and the next packets, once the queue has drained, see fresh structs
     assert sw.process(0, pkt(0, 3)) == [(1, pkt(0, 3, 4, 0))]
+
+
+def test_every_way_of_leaving_bits_in_an_invalid_header_is_cleared() -> None:
+    # op 1..4 each leave y invalid but holding 0x5A (a function's inout copy-back, a
+    # header assignment, setInvalid after a write, a write while invalid); op 0 reads y
+    src = program(
+        decls=HDR + " void put(inout x_t h) { h.v = 0x5A; }",
+        headers=HEADERS,
+        meta=META,
+        parser=PARSER,
+        ingress="""apply {
+            if (hdr.h.op == 1) { put(hdr.y); }
+            else if (hdr.h.op == 2) { hdr.y.setValid(); hdr.y.v = 0x5A; hdr.y = hdr.x; }
+            else if (hdr.h.op == 3) { hdr.y.setValid(); hdr.y.v = 0x5A; hdr.y.setInvalid(); }
+            else if (hdr.h.op == 4) { hdr.y.v = 0x5A; }
+            else { hdr.h.a = hdr.y.v; hdr.h.b = (bit<8>)(bit<1>)hdr.y.isValid(); }
+        }""",
+    )
+    sw = switch(src)
+    for op in (1, 2, 3, 4):
+        assert sw.process(0, pkt(op)) == [(0, pkt(op))]
+        assert sw.process(0, pkt(0)) == [(0, pkt(0, 0, 0))], f"after op {op}"
