@@ -38,6 +38,7 @@ from ..targets import (
     SwitchSpec,
     compile_program,
     default_cache_dir,
+    stop_recorded,
 )
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
@@ -226,8 +227,10 @@ class FabricRun:
             h.wait_ready(60.0)
 
     def launch(self, name: str) -> SwitchProcess:
-        """Start switch `name`'s process (not yet ready) and record it in the ledger."""
-        h = SwitchProcess(self.spec(name)).start()
+        """Start switch `name`'s process (not yet ready), make it the run's handle for
+        `name` and record it in the ledger. The handle is kept before anything else can
+        happen, so a stop signal arriving now (`Interrupted`) still finds the process."""
+        h = self.handles[name] = SwitchProcess(self.spec(name)).start()
         if self.ledger is not None:
             self.ledger.add(name, h.pid, h.command())
         return h
@@ -490,6 +493,13 @@ class FabricRun:
             except Exception as e:  # noqa: BLE001 -- stop the others, then report
                 errors.append(f"{name}: {e}")
         self.handles.clear()
+        if self.ledger is not None:
+            # a process recorded but no longer a handle (replaced while a stop signal came
+            # in): stopped too, if it is still the process recorded
+            for rec in list(self.ledger.processes.values()):
+                if stop_recorded(rec):
+                    log.warning("stopped %s, which the run had lost track of", rec.describe())
+                self.ledger.discard(rec.pid)
         if self.ledger is not None and not errors:
             self.ledger.close()  # every process it recorded is stopped
             self.ledger = None

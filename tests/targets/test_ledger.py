@@ -108,3 +108,27 @@ def test_add_discard_close(tmp_path: Path, sleeper: subprocess.Popen[bytes]) -> 
     assert json.loads(path.read_text())["processes"] == []
     ledger.close()
     assert not path.exists()
+
+
+def test_a_run_stops_a_recorded_process_it_has_no_handle_for(
+    tmp_path: Path, sleeper: subprocess.Popen[bytes]
+) -> None:
+    """A switch started and recorded when a stop signal cut in before the run kept its
+    handle: stopping the run still stops it (the record says it is that process), and
+    the record file goes."""
+    from controller.fabric.desired import fabric_desired_state
+    from controller.fabric.runner import FabricRun
+    from controller.topology import load_topology
+
+    root = Path(__file__).resolve().parents[2]
+    run = FabricRun(
+        load_topology(root / "topologies" / "leaf-spine-2x2.yaml"),
+        workdir=tmp_path,
+        desired_state=fabric_desired_state,
+    )
+    run.ledger = ProcessLedger(tmp_path / "switches.json")
+    run.ledger.add("leaf1", sleeper.pid, ARGV)
+    assert json.loads((tmp_path / "switches.json").read_text())["processes"]
+    run.stop()
+    assert sleeper.wait(timeout=15) != 0  # ended by our SIGTERM, not on its own
+    assert not (tmp_path / "switches.json").exists()
