@@ -61,6 +61,9 @@ class PacketContext:
         self.errors: deque[str] = deque(maxlen=KEPT_MESSAGES)
 
     def reset(self, std: Any, packet_length: int) -> None:
+        """A new pass (ingress or egress) of a packet begins: no request and no stray
+        bits yet."""
+        self.dirty = False
         self.std = std
         self.packet_length = packet_length
         self.clone_request = None

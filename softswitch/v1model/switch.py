@@ -403,15 +403,19 @@ class Switch:
         ps.std.instance_type = itype
 
     def _parse(self, ps: _Pass) -> None:
-        pk = PacketReader(ps.original)
+        ps.payload = self._run_parser(ps.original, ps.hdr, ps.meta, ps.std)
+
+    def _run_parser(self, data: bytes, hdr: Any, meta: Any, std: Any) -> bytes:
+        """Parse `data` into the structs; the payload (what the parser did not take)."""
+        pk = PacketReader(data)
         try:
-            self._parser(pk, ps.hdr, ps.meta, ps.std)
+            self._parser(pk, hdr, meta, std)
         except _ParserError as e:
-            ps.std.parser_error = e.code
+            std.parser_error = e.code
         except _Reject:
             pass
-        ps.payload = ps.original[pk.off :]
-        self.ctx.payload = ps.payload
+        payload = self.ctx.payload = data[pk.off :]
+        return payload
 
     def _ingress(
         self, port: int, data: bytes, itype: int, preserved: dict[str, Any] | None, depth: int
@@ -424,7 +428,8 @@ class Switch:
         ctx = self.ctx
         if self.tracing:
             self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
-        # _new_pass and _parse, written out: this runs for every packet
+        # _new_pass written out, with structs a finished packet left: this runs for every
+        # packet
         spare = self._spare
         if spare:
             hdr, meta, std = spare.pop()
@@ -441,24 +446,10 @@ class Switch:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
             std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.dirty = False
-        ctx.std = std  # ctx.reset(std, length)
-        ctx.packet_length = length
-        ctx.clone_request = None
-        ctx.resubmit_request = False
-        ctx.recirculate_request = False
-        ctx.truncate_to = None
+        ctx.reset(std, length)
         if ctx.digests:
             ctx.digests = []
-        pk = PacketReader(data)
-        try:
-            self._parser(pk, hdr, meta, std)
-        except _ParserError as e:
-            std.parser_error = e.code
-        except _Reject:
-            pass
-        payload = data[pk.off :]
-        ctx.payload = payload
+        payload = self._run_parser(data, hdr, meta, std)
         try:
             self._verify(hdr, meta)
         except _ExitSignal:
@@ -551,14 +542,8 @@ class Switch:
         std.egress_port = eport
         std.egress_spec = DROP_PORT + 1
         std.egress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.std = std  # ctx.reset(std, std.packet_length)
-        ctx.packet_length = std.packet_length
-        ctx.clone_request = None
-        ctx.resubmit_request = False
-        ctx.recirculate_request = False
-        ctx.truncate_to = None
+        ctx.reset(std, std.packet_length)
         ctx.payload = payload = ps.payload
-        ctx.dirty = False
         try:
             self._egress_block(hdr, ps.meta, std)
         except _ExitSignal:
