@@ -102,7 +102,7 @@ def csum16_code(parts: list[Part]) -> str | None:
     None where the list needs `bytes_code` (fields of several headers, varbits, none)."""
     if not parts or len({p.valid for p in parts}) != 1 or not all(p.fixed for p in parts):
         return None
-    terms, nbytes = _summed_terms(parts)
+    terms = _summed_terms(parts)
     if not terms:
         return None
     summed = " + ".join(terms)
@@ -110,33 +110,31 @@ def csum16_code(parts: list[Part]) -> str | None:
     return f"_csum16s({summed})" if valid == "True" else f"_csum16s(({summed}) if {valid} else 0)"
 
 
-def _summed_terms(parts: list[Part]) -> tuple[list[str], int]:
-    """Each field shifted left by its bit position in the list modulo 16 (the list padded
-    to whole 16-bit words as csum16 reads it): their sum is what `_csum16s` takes."""
-    nbits = sum(p.width for p in parts)
-    nbytes = (nbits + 7) // 8
-    shift = nbytes * 8 + (8 if nbytes % 2 else 0)
-    terms: list[str] = []
+def _placed(parts: list[Part], nbits: int) -> list[tuple[str, int]]:
+    """(code, shift) of each field of the list laid out in an `nbits`-bit whole: the field
+    sits `shift` bits above its last bit. Zero-width fields take no place."""
+    placed = []
+    shift = nbits
     for p in parts:
         if p.width == 0:
             continue
         shift -= p.width
-        code = p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})"
-        terms.append(f"({code} << {shift % 16})" if shift % 16 else code)
-    return terms, nbytes
+        placed.append((p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})", shift))
+    return placed
+
+
+def _summed_terms(parts: list[Part]) -> list[str]:
+    """Each field shifted left by its bit position in the list modulo 16 (the list padded
+    to whole 16-bit words as csum16 reads it): their sum is what `_csum16s` takes."""
+    nbytes = (sum(p.width for p in parts) + 7) // 8
+    placed = _placed(parts, nbytes * 8 + (8 if nbytes % 2 else 0))
+    return [f"({code} << {shift % 16})" if shift % 16 else code for code, shift in placed]
 
 
 def _packed_terms(parts: list[Part]) -> tuple[list[str], int]:
     """The shifted fields whose OR is the field list as one int, and its bytes (BMv2
     pads the list with zero bits after its last field to whole bytes)."""
     nbits = sum(p.width for p in parts)
-    pad = -nbits % 8
-    shift = nbits + pad
-    terms: list[str] = []
-    for p in parts:
-        if p.width == 0:
-            continue
-        shift -= p.width
-        code = p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})"
-        terms.append(f"{code} << {shift}" if shift else code)
-    return terms, (nbits + pad) // 8
+    nbits += -nbits % 8
+    terms = [f"{code} << {shift}" if shift else code for code, shift in _placed(parts, nbits)]
+    return terms, nbits // 8

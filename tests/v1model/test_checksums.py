@@ -180,6 +180,6 @@ def test_csum16_from_the_shifted_field_sum_equals_csum16_of_the_bytes() -> None:
         ]
         values = [rng.getrandbits(w) if rng.random() < 0.8 else 0 for w in widths]
         parts = [Part(f"f{i}", w, "True", True) for i, w in enumerate(widths)]
-        terms, _nbytes = _summed_terms(parts)
+        terms = _summed_terms(parts)
         got = csum16_sum(eval(" + ".join(terms), {f"f{i}": v for i, v in enumerate(values)}))
         assert got == csum16(pack_fields(list(zip(values, widths, strict=True))))
