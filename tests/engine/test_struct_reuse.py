@@ -23,6 +23,14 @@ PARSER = """
 """
 
 
+def reuse_program(ingress: str, decls: str = "", **more: str) -> str:
+    """The test program (headers h, x, y; metadata m, s; op 1 also extracts x) with
+    `ingress` and any other block given."""
+    return program(
+        decls=HDR + decls, headers=HEADERS, meta=META, parser=PARSER, ingress=ingress, **more
+    )
+
+
 def pkt(op: int, *rest: int) -> bytes:
     return bytes([op, *rest, *([0] * (4 - len(rest)))])
 
@@ -30,11 +38,7 @@ def pkt(op: int, *rest: int) -> bytes:
 def test_a_packet_sees_none_of_the_previous_packets_values() -> None:
     # op 1 extracts x and leaves bits behind everywhere: x (then invalid), y's field
     # written while y is invalid, metadata, a struct in the metadata; op 0 reports them
-    src = program(
-        decls=HDR,
-        headers=HEADERS,
-        meta=META,
-        parser=PARSER,
+    src = reuse_program(
         ingress="""apply {
             if (hdr.h.op == 1) {
                 meta.m = 0x11; meta.s.p = 0x22;
@@ -55,11 +59,7 @@ def test_a_packet_sees_none_of_the_previous_packets_values() -> None:
 
 
 def test_dropped_packets_leave_nothing_behind() -> None:
-    src = program(
-        decls=HDR,
-        headers=HEADERS,
-        meta=META,
-        parser=PARSER,
+    src = reuse_program(
         ingress="""apply {
             if (hdr.h.op == 1) {
                 hdr.y.setValid(); hdr.y.v = 9; meta.m = 9;
@@ -78,11 +78,7 @@ def test_dropped_packets_leave_nothing_behind() -> None:
 
 
 def test_digests_and_register_values_outlive_the_packet() -> None:
-    src = program(
-        decls=HDR,
-        headers=HEADERS,
-        meta=META,
-        parser=PARSER,
+    src = reuse_program(
         ingress="""
         register<bit<8>>(4) r;
         apply {
@@ -102,11 +98,7 @@ def test_digests_and_register_values_outlive_the_packet() -> None:
 
 def test_queued_packets_keep_their_own_headers() -> None:
     # packets wait in a throttled queue while later ones arrive: each leaves as it was
-    src = program(
-        decls=HDR,
-        headers=HEADERS,
-        meta=META,
-        parser=PARSER,
+    src = reuse_program(
         ingress="apply { meta.m = hdr.h.a + 1; sm.egress_spec = 1; }",
         egress="apply { hdr.h.b = meta.m; hdr.h.c = (bit<8>)sm.enq_qdepth; }",
     )
@@ -123,11 +115,8 @@ def test_queued_packets_keep_their_own_headers() -> None:
 def test_every_way_of_leaving_bits_in_an_invalid_header_is_cleared() -> None:
     # op 1..4 each leave y invalid but holding 0x5A (a function's inout copy-back, a
     # header assignment, setInvalid after a write, a write while invalid); op 0 reads y
-    src = program(
-        decls=HDR + " void put(inout x_t h) { h.v = 0x5A; }",
-        headers=HEADERS,
-        meta=META,
-        parser=PARSER,
+    src = reuse_program(
+        decls=" void put(inout x_t h) { h.v = 0x5A; }",
         ingress="""apply {
             if (hdr.h.op == 1) { put(hdr.y); }
             else if (hdr.h.op == 2) { hdr.y.setValid(); hdr.y.v = 0x5A; hdr.y = hdr.x; }
