@@ -11,6 +11,7 @@ from softswitch.clock import SimClock
 from softswitch.ports import PortClosed, QueuePort, queue_link
 from softswitch.runtime import SwitchRuntime
 from softswitch.v1model.switch import Digest
+from tests.p4util import program
 
 from .programs import compiled
 
@@ -278,26 +279,13 @@ def test_pcap_output_is_in_the_file_after_each_batch(tmp_path) -> None:  # type:
     rt.stop()
 
 
-TIMESTAMPS = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> dst; bit<48> ts_in; bit<48> ts_out; }
-struct H { h_t h; }
-struct M {}
-parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
-    state start { pk.extract(hdr.h); transition accept; }
-}
-control VC(inout H hdr, inout M m) { apply {} }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply { sm.egress_spec = (bit<9>)hdr.h.dst; hdr.h.ts_in = sm.ingress_global_timestamp; }
-}
-control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply { hdr.h.ts_out = sm.egress_global_timestamp; }
-}
-control CC(inout H hdr, inout M m) { apply {} }
-control D(packet_out pk, in H hdr) { apply { pk.emit(hdr.h); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+TIMESTAMPS = program(
+    decls="header h_t { bit<8> dst; bit<48> ts_in; bit<48> ts_out; }",
+    ingress="""apply {
+        sm.egress_spec = (bit<9>)hdr.h.dst; hdr.h.ts_in = sm.ingress_global_timestamp;
+    }""",
+    egress="apply { hdr.h.ts_out = sm.egress_global_timestamp; }",
+)
 
 
 class TickingClock:
