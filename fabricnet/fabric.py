@@ -108,25 +108,15 @@ class _MininetRun(FabricRun):
             extra_interfaces=collector,
         )
         self.fabric_net.start()
-        # the run's view of its switch processes (status and the state file show PIDs)
-        for sw in self.fabric_net.net.switches:
-            if isinstance(sw.process, SwitchProcess):
-                self.handles[sw.name] = sw.process
 
     def _recorded(self, launch: SwitchLaunch) -> SwitchLaunch:
-        """`launch`, recording each process in the run's ledger the moment it starts (the
-        one before it on that node is forgotten), so a run killed outright, even while it
-        starts, leaves no switch that the next run cannot stop."""
-        started: dict[str, int] = {}
+        """`launch`, each process it starts adopted by the run at once (its handle and its
+        record in the ledger: `FabricRun.adopt`)."""
 
         def recorded(req: LaunchRequest) -> ProcessHandle:
             handle = launch(req)
-            if self.ledger is not None and isinstance(handle, SwitchProcess):
-                old = started.get(req.name)
-                if old is not None:
-                    self.ledger.discard(old)
-                self.ledger.add(req.name, handle.pid, handle.command())
-                started[req.name] = handle.pid
+            if isinstance(handle, SwitchProcess):
+                self.adopt(req.name, handle)
             return handle
 
         return recorded
@@ -138,9 +128,7 @@ class _MininetRun(FabricRun):
             raise RuntimeError("the fabric is not running")
         node = self.fabric_net.net[name]
         with self.lock:
-            handle = node.restart_process()
-            if isinstance(handle, SwitchProcess):
-                self.handles[name] = handle
+            handle = node.restart_process()  # adopted by the run as it starts
         handle.wait_ready(60.0)
         return handle.pid
 

@@ -222,16 +222,24 @@ class FabricRun:
         (fabricnet's Mininet run: one process per Mininet node, on its veths)."""
         assert self.wiring is not None
         for name in self.wiring.switches:  # all start at once, then wait for each
-            self.handles[name] = self.launch(name)
+            self.launch(name)
         for h in self.handles.values():
             h.wait_ready(60.0)
 
     def launch(self, name: str) -> SwitchProcess:
-        """Start switch `name`'s process (not yet ready), make it the run's handle for
-        `name` and record it in the ledger. The handle is kept before anything else can
-        happen, so a stop signal arriving now (`Interrupted`) still finds the process."""
-        h = self.handles[name] = SwitchProcess(self.spec(name)).start()
+        """Start switch `name`'s process (not yet ready) and `adopt` it."""
+        return self.adopt(name, SwitchProcess(self.spec(name)).start())
+
+    def adopt(self, name: str, h: SwitchProcess) -> SwitchProcess:
+        """Make `h`, just started, the run's process for switch `name` and record it in the
+        ledger (the process it replaces is forgotten there). Called the moment it starts,
+        so that a stop signal arriving now (`Interrupted`) still finds it, and a run killed
+        outright leaves nothing the next run cannot stop."""
+        old = self.handles.get(name)
+        self.handles[name] = h
         if self.ledger is not None:
+            if old is not None and old is not h and old.proc is not None:
+                self.ledger.discard(old.pid)
             self.ledger.add(name, h.pid, h.command())
         return h
 
@@ -247,7 +255,7 @@ class FabricRun:
         cables (the watcher restores it); the new PID."""
         with self.lock:
             self.stop_switch(name)
-            h = self.handles[name] = self.launch(name)
+            h = self.launch(name)
         h.wait_ready(60.0)
         return h.pid
 
