@@ -7,6 +7,7 @@ so no value outside its range is ever stored. Compile-time constants are folded.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +28,9 @@ from .symbols import (
     Var,
 )
 from .typeresolve import field_py, mask, wrap_value
+
+# a variable or a chain of attribute reads: reading it twice gives the same value
+_PLAIN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 if TYPE_CHECKING:
     from .calls import Calls
@@ -556,6 +560,13 @@ class Exprs:
             if b.const >= ta.width:
                 return const_v(0, a.type)
             return V(wrap_code(f"{a.code} << {b.const}", ta), a.type)
+        if not ta.signed and _PLAIN.fullmatch(b.code):
+            # the amount is a name or a field read, safe to evaluate twice: shifted here,
+            # with no call (an amount of the width or more gives 0)
+            return V(
+                f"((({a.code}) << {b.code}) & {mask(ta.width):#x} if {b.code} < {ta.width} else 0)",
+                a.type,
+            )
         return V(f"_shl({a.code}, {b.code}, {ta.width}, {int(ta.signed)})", a.type)
 
     def concat_expr(self, e: A.Binary, a: V, b: V) -> V:

@@ -164,20 +164,24 @@ class Types:
         it holds only when valid: an invalid one is known to hold zeros)."""
         for n, t in st.fields.items():
             ft = T.strip_newtype(t)
-            if _inlinable(ft):
+            if _inlinable(ft) or _varbit_header(ft):
                 assert isinstance(ft, T.StructLikeType)
                 inner = f"_o{next(temps)}"
-                out.line(f"{inner} = {var}.{field_py(n)}")
                 if valid_only and ft.is_header:
-                    out.line(f"if {inner}._v:")
+                    # most headers are invalid: test before taking the header in a local
+                    out.line(f"if {var}.{field_py(n)}._v:")
                     with out.indent():
+                        out.line(f"{inner} = {var}.{field_py(n)}")
                         self._reset_fields(out, inner, ft, temps)
                 else:
+                    out.line(f"{inner} = {var}.{field_py(n)}")
                     self._reset_fields(out, inner, ft, temps, valid_only)
             else:
                 out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
         if st.is_header:
             out.line(f"{var}._v = False")
+            if _varbit_header(st):
+                out.line(f"{var}._vw = 0")
 
     def _inline_new(self, out: Emitter, st: T.StructLikeType, temps: Iterator[int]) -> str:
         """Emit the lines that build a zero `st` object; return the variable holding it."""
@@ -470,6 +474,17 @@ class Types:
         else:
             self.st.scope.define(d.name, TypeSym(base))
         self.st.type_names[d.name] = base
+
+
+def _varbit_header(t: T.P4Type) -> bool:
+    """A header with a varbit field and otherwise plain fields: zeroed in place as the
+    others are, its varbit's current width (`_vw`) included."""
+    if not isinstance(t, T.StructLikeType) or not t.is_header or t.is_union or not t.pyname:
+        return False
+    kinds = [T.strip_newtype(f) for f in t.fields.values()]
+    return any(isinstance(f, T.VarbitType) for f in kinds) and all(
+        isinstance(f, T.VarbitType | T.BitType | T.BoolType) for f in kinds
+    )
 
 
 def _inlinable(t: T.P4Type) -> bool:

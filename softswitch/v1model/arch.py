@@ -183,13 +183,14 @@ class V1Model:
             dt = cx.expr(dst).type
             algo = self._enum_name(bound[1])
             base = self._uint(cx, bound[2])
-            data = FL.bytes_code(FL.flatten(cx, bound[3]))
+            parts = FL.flatten(cx, bound[3])
+            data = FL.bytes_code(parts)
             mx = self._uint(cx, bound[4])
             width = T.width_of(dt)
             if algo == "random":
                 code = f"ctx.random_hash({base}, {mx}, {width})"
             else:
-                code = _hash_code(algo, base, data, mx, width)
+                code = _hash_code(algo, base, data, mx, width, _algo_code(algo, parts, data))
             cx.assign(dst, V(code, dt))
             return V("", T.VOID)
         if name == "random":
@@ -419,20 +420,40 @@ class V1Model:
         del htype
 
 
-def _hash_code(algo: str, base: str, data: str, max_: str, width: int) -> str:
+def _algo_code(algo: str, parts: list[FL.Part], data: str) -> str:
+    """Code for the algorithm's value over the field list (serialised as `data`).
+    `identity` of a list of fixed fields is the list's first 8 bytes as an int, taken from
+    the fields without making bytes; `crc32` calls zlib's directly."""
+    if algo == "identity":
+        packed = FL.int_code(parts)
+        if packed is not None:
+            code, nbytes, valid = packed
+            if nbytes > 8:
+                code = f"({code} >> {8 * (nbytes - 8)})"
+            return code if valid == "True" else f"({code} if {valid} else 0)"
+    if algo == "crc32":
+        return f"_crc32({data})"
+    return f"_HASHES[{algo!r}]({data})"
+
+
+def _hash_code(
+    algo: str, base: str, data: str, max_: str, width: int, value: str | None = None
+) -> str:
     """Code for BMv2's `hash()` result: base + (algo(data) mod max), in uint64_t
-    arithmetic, cut to the destination's width; max == 0 counts as 1 (the result is base)."""
+    arithmetic, cut to the destination's width; max == 0 counts as 1 (the result is base).
+    `value` is code for algo(data) when the caller has a cheaper form of it."""
     if algo not in BMV2_ALGORITHMS or not _is_int(base):
         return f"_hash({algo!r}, {base}, {data}, {max_}, {width})"
+    hv = value or f"_HASHES[{algo!r}]({data})"
     mask = (1 << width) - 1 if width < 64 else U64_MASK
     if not _is_int(max_):  # max known at run time only
         b = int(base, 0) & U64_MASK
-        h = f"((_HASHES[{algo!r}]({data}) & {U64_MASK:#x}) % (({max_}) & {U64_MASK:#x} or 1))"
+        h = f"(({hv} & {U64_MASK:#x}) % (({max_}) & {U64_MASK:#x} or 1))"
         return f"(({h} + {b:#x}) & {mask:#x})" if b else f"({h} & {mask:#x})"
     b, m = int(base, 0) & U64_MASK, int(max_, 0) & U64_MASK
     if m <= 1:
         return f"{b & mask:#x}"
-    h = f"(_HASHES[{algo!r}]({data}) & {U64_MASK:#x})"
+    h = f"({hv} & {U64_MASK:#x})"
     if m <= U64_MASK and (m & (m - 1)) == 0:
         h = f"({h} & {m - 1:#x})"
     else:

@@ -18,7 +18,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError
 
-__all__ = ["Part", "bytes_code", "flatten", "triples_code", "valid_of"]
+__all__ = ["Part", "bytes_code", "csum16_code", "flatten", "int_code", "triples_code", "valid_of"]
 
 _SIMPLE = re.compile(r"[A-Za-z_][\w.]*|\d+")
 
@@ -94,6 +94,19 @@ def bytes_code(parts: list[Part]) -> str:
     packed = f"({' | '.join(terms)}).to_bytes({nbytes}, 'big')"
     (valid,) = valids
     return packed if valid == "True" else f"({packed} if {valid} else b'')"
+
+
+def int_code(parts: list[Part]) -> tuple[str, int, str] | None:
+    """The serialised field list as one int without making bytes: (code, its length in
+    bytes, the fields' validity code), or None where the list needs `bytes_code` (fields
+    of several headers, varbits, no fields)."""
+    if not parts or len({p.valid for p in parts}) != 1 or not all(p.fixed for p in parts):
+        return None
+    terms, nbytes = _packed_terms(parts)
+    if not terms:
+        return None
+    code = terms[0] if len(terms) == 1 else f"({' | '.join(terms)})"
+    return code, nbytes, parts[0].valid
 
 
 def csum16_code(parts: list[Part]) -> str | None:

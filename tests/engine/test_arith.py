@@ -31,6 +31,12 @@ def run_expr(stmt: str, a: int, b: int, s: int = 0, w: int = 0) -> bytes:
         ("hdr.h.r = hdr.h.a << 3;", 0x81, 0, 0x08),
         ("hdr.h.r = hdr.h.a >> 3;", 0x81, 0, 0x10),
         ("hdr.h.r = hdr.h.a << hdr.h.b;", 1, 9, 0),  # shift beyond the width gives 0
+        ("hdr.h.r = hdr.h.a << hdr.h.b;", 0x81, 1, 0x02),  # bits shifted out are lost
+        ("hdr.h.r = hdr.h.a << hdr.h.b;", 0xFF, 8, 0),  # exactly the width gives 0
+        ("hdr.h.r = hdr.h.a << hdr.h.b;", 0x03, 7, 0x80),
+        ("hdr.h.r = (hdr.h.a | 8w1) << (hdr.h.b - 8w1);", 0x02, 3, 0x0C),  # computed amount
+        ("bit<8> n = hdr.h.b; hdr.h.r = 8w1 << n;", 0, 5, 0x20),  # a local amount
+        ("bit<8> n = hdr.h.b; hdr.h.r = 8w1 << n;", 0, 200, 0),
         ("hdr.h.r = hdr.h.a >> hdr.h.b;", 0x80, 7, 1),
         ("hdr.h.r = hdr.h.a[3:0] ++ hdr.h.b[7:4];", 0xAB, 0xCD, 0xBC),
         ("hdr.h.r = (bit<8>)(hdr.h.a + 8w1 == 8w0);", 255, 0, 1),

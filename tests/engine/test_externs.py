@@ -11,7 +11,7 @@ import pytest
 from softswitch.clock import SimClock
 from softswitch.engine.matches import Exact
 from softswitch.v1model.context import KEPT_MESSAGES, PacketContext
-from softswitch.v1model.hashes import crc16
+from softswitch.v1model.hashes import crc16, crc32, hash_result
 from tests.p4util import one, program, switch
 
 HDR = "header h_t { bit<8> k; bit<32> v; bit<16> c; }"
@@ -106,6 +106,37 @@ def test_hash_crc16_crc32_with_base_and_max() -> None:
     out = one(src, pkt(7, 0x01020304))
     assert int.from_bytes(out[5:7], "big") == crc16(bytes([1, 2, 3, 4]))
     assert int.from_bytes(out[1:5], "big") == 10 + zlib.crc32(bytes([7])) % 100
+
+
+def test_identity_hash_of_field_lists() -> None:
+    """identity is the serialised list's first 8 bytes as an int: the whole list when it
+    is shorter (k ++ v ++ c: 7 bytes), the leading 8 bytes of a longer one (v ++ v ++ c:
+    10 bytes), 0 for the fields of an invalid header (no bytes)."""
+    src = program(
+        decls=HDR + " header o_t { bit<64> a; bit<64> b; bit<64> d; }",
+        headers="h_t h; h_t g; o_t o;",
+        ingress="""apply {
+            hdr.o.setValid();
+            hash(hdr.o.a, HashAlgorithm.identity, 64w0, { hdr.h.k, hdr.h.v, hdr.h.c }, 64w0xFFFFFFFFFFFFFFFF);
+            hash(hdr.o.b, HashAlgorithm.identity, 64w0, { hdr.h.v, hdr.h.v, hdr.h.c }, 64w0xFFFFFFFFFFFFFFFF);
+            hash(hdr.o.d, HashAlgorithm.identity, 64w3, { hdr.g.k, hdr.g.v }, 64w1000);
+        }""",
+    )
+    data = pkt(0x9A, 0x01020304, 0xBEEF)
+    out = one(src, data)
+    assert out[7:15] == bytes(1) + data  # 7 bytes, as an 8-byte int
+    assert out[15:23] == bytes([1, 2, 3, 4, 1, 2, 3, 4])
+    assert int.from_bytes(out[23:31], "big") == 3  # g invalid: identity of nothing is 0
+    assert int.from_bytes(out[23:31], "big") == hash_result("identity", 3, b"", 1000, 64)
+
+
+def test_crc32_hash_of_several_fields_matches_the_reference() -> None:
+    src = program(
+        decls=HDR,
+        ingress="apply { hash(hdr.h.v, HashAlgorithm.crc32, 32w0, { hdr.h.k, hdr.h.c, 4w0xa }, 33w1 << 32); }",
+    )
+    out = one(src, pkt(0x12, 0, 0x3456))
+    assert int.from_bytes(out[1:5], "big") == crc32(bytes([0x12, 0x34, 0x56, 0xA0]))
 
 
 def test_hash_with_a_run_time_max() -> None:

@@ -129,3 +129,32 @@ def test_every_way_of_leaving_bits_in_an_invalid_header_is_cleared() -> None:
     for op in (1, 2, 3, 4):
         assert sw.process(0, pkt(op)) == [(0, pkt(op))]
         assert sw.process(0, pkt(0)) == [(0, pkt(0, 0, 0))], f"after op {op}"
+
+
+def test_a_varbit_header_is_zeroed_for_the_next_packet() -> None:
+    # op 2 extracts a varbit of a.b bytes; the next packets, whatever they extract, emit
+    # only what they extracted themselves
+    src = program(
+        decls="""
+        header h_t { bit<8> op; bit<8> n; }
+        header v_t { varbit<64> data; }
+        """,
+        headers="h_t h; v_t v;",
+        parser="""
+        state start {
+            pkt.extract(hdr.h);
+            transition select(hdr.h.op) { 2: parse_v; default: accept; }
+        }
+        state parse_v { pkt.extract(hdr.v, (bit<32>)hdr.h.n * 8); transition accept; }
+        """,
+        ingress="apply { sm.egress_spec = 1; }",
+    )
+    sw = switch(src)
+    long = bytes([2, 4, 0xA1, 0xA2, 0xA3, 0xA4])
+    short = bytes([2, 1, 0xB1])
+    plain = bytes([0, 0])
+    for _ in range(3):
+        assert sw.process(0, long + b"\xee") == [(1, long + b"\xee")]
+        assert sw.process(0, plain + b"\xee") == [(1, plain + b"\xee")]
+        assert sw.process(0, short) == [(1, short)]
+        assert sw.process(0, long) == [(1, long)]
