@@ -3,7 +3,9 @@
 Each parser or control *instance* becomes a factory `make_N(rt)` that creates the
 instance's extern objects and tables once, defines its actions and states as closures, and
 returns the apply function. Parameters and control-level variables live in the factory's
-frame (closure cells), so actions reach them without extra arguments.
+frame (closure cells), so actions reach them without extra arguments. A sub-control's
+header and struct parameters that are always the applying control's own (see sharing.py)
+are that control's cells: its apply function takes only the others.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .calls import copies_back
+from .calls import copies_back, is_scalar
 from .emitter import Emitter
 from .exprs import V
+from .sharing import shared_params
 from .state import FuncCtx, InstanceCtx
 from .symbols import ActionSym, Const, FunctionSym, InstanceSym, StateSym, Var
 
@@ -32,10 +35,12 @@ class Blocks:
     """The blocks part of the generator: functions, actions, parser and control instances
     (factories of closures), parser states and transitions."""
 
-    __slots__ = ("calls", "exprs", "st", "stmts", "tables", "types")
+    __slots__ = ("_sharing", "calls", "exprs", "st", "stmts", "tables", "types")
 
     def __init__(self, st: GenState) -> None:
         self.st = st
+        # instance name -> its parameters shared with the control being generated
+        self._sharing: dict[str, dict[str, Var]] = {}
 
     def connect(
         self, types: Types, exprs: Exprs, calls: Calls, stmts: Stmts, tables: Tables
@@ -118,8 +123,9 @@ class Blocks:
         t = self.types.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
-            py = self.gen_block_instance(t.decl, qualified, args)
-            sym = InstanceSym(t, py, qualified, t.decl)
+            shared = self._sharing.get(d.name, {})
+            py = self.gen_block_instance(t.decl, qualified, args, shared)
+            sym = InstanceSym(t, py, qualified, t.decl, frozenset(shared))
             self.st.out.line(f"{py} = make_{py}(rt)")
         elif isinstance(t, T.ExternType):
             py = self.st.unique("x_" + d.name)
@@ -165,8 +171,15 @@ class Blocks:
             out[p.name] = (v, pt)
         return out
 
-    def gen_block_instance(self, decl: Any, qualified: str, ctor_args: dict[str, Any]) -> str:
-        """Generate `def make_X(rt)` for one parser/control instance; return X."""
+    def gen_block_instance(
+        self,
+        decl: Any,
+        qualified: str,
+        ctor_args: dict[str, Any],
+        shared: dict[str, Var] | None = None,
+    ) -> str:
+        """Generate `def make_X(rt)` for one parser/control instance; return X. `shared`:
+        parameters that are the applying control's (their cells, no cells of its own)."""
         py = self.st.unique("i_" + qualified.replace(".", "_"))
         saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
         factory = Emitter()
@@ -185,7 +198,7 @@ class Blocks:
             if isinstance(decl, A.ParserDecl):
                 self.gen_parser_body(decl, py)
             elif isinstance(decl, A.ControlDecl):
-                self.gen_control_body(decl, py)
+                self.gen_control_body(decl, py, shared or {})
             else:
                 raise P4Unsupported.at(decl.pos, f"instance of {decl.name}")
         finally:
@@ -195,12 +208,24 @@ class Blocks:
             self.st.out.extend(factory)
         return py
 
-    def _declare_cells(self, params: tuple[A.Param, ...]) -> list[str]:
+    def _declare_cells(
+        self, params: tuple[A.Param, ...], shared: dict[str, Var] | None = None
+    ) -> list[str]:
+        """Parameters as cells of the factory being generated; a `shared` one names the
+        applying control's cell instead (declared there, assigned through `nonlocal`)."""
+        shared = shared or {}
         pys = self.params_into_scope(params, cell=True)
-        for py in pys:
+        for p, py in zip(params, pys, strict=True):
+            if p.name in shared:
+                outer = shared[p.name]
+                self.st.scope.define(p.name, Var(outer.py, outer.type, p.direction, True))
+                self.st.instance().cells.append(outer.py)
+                continue
             self.st.instance().cells.append(py)
             self.st.out.line(f"{py} = None")
-        return pys
+        return [
+            shared[p.name].py if p.name in shared else py for p, py in zip(params, pys, strict=True)
+        ]
 
     def _control_locals(self, locals_: tuple[A.Decl, ...]) -> list[tuple[str, A.Decl]]:
         """Declare control/parser-level variables (cells, re-initialised per packet)."""
@@ -249,14 +274,20 @@ class Blocks:
         return f"{self.st.inst.qualified}.{name}" if self.st.inst else name
 
     # ------------------------------------------------------------ controls
-    def gen_control_body(self, d: A.ControlDecl, py: str) -> None:
-        params = self._declare_cells(d.params)
+    def gen_control_body(self, d: A.ControlDecl, py: str, shared: dict[str, Var]) -> None:
+        params = self._declare_cells(d.params, shared)
         hoisted = Emitter()
         self.st.hoisted = hoisted
-        resets = self._control_locals(d.locals)
+        saved_sharing = self._sharing
+        self._sharing = self._shareable(d)
+        try:
+            resets = self._control_locals(d.locals)
+        finally:
+            self._sharing = saved_sharing
         self.st.out.extend(hoisted)
         hoisted.lines.clear()
-        args = [f"p_{p}" for p in params]
+        own = [(p, py) for p, py in zip(d.params, params, strict=True) if p.name not in shared]
+        args = [f"p_{py}" for _, py in own]
         saved_fn = self.st.func_ctx
         self.st.func_ctx = FuncCtx(None, self.copy_back_codes(d.params, params, aggregates=False))
         body = Emitter()
@@ -265,7 +296,7 @@ class Blocks:
         self.st.out = body
         try:
             self.emit_nonlocal()
-            for p, a in zip(params, args, strict=True):
+            for (_, p), a in zip(own, args, strict=True):
                 self.st.out.line(f"{p} = {a}")
             self._emit_resets(resets)
             if self.st.trace_enabled:
@@ -287,6 +318,37 @@ class Blocks:
             self.st.out.line("    pass")
         self.st.out.line(f"return {py}")
 
+    def _shareable(self, d: A.ControlDecl) -> dict[str, dict[str, Var]]:
+        """For each control instance declared in `d`: its parameters that can be the
+        cells of `d`'s own (codegen/sharing.py), with those cells."""
+        out: dict[str, dict[str, Var]] = {}
+        for inst in d.locals:
+            if not isinstance(inst, A.Instance):
+                continue
+            try:
+                t = self.types.resolve_type(inst.type_ref)
+            except P4TypeError:
+                continue  # reported where the instance is generated
+            if not isinstance(t, T.BlockType) or not isinstance(t.decl, A.ControlDecl):
+                continue
+            child = t.decl
+            pairs = shared_params(d, inst, child, self.calls.bind_args, self._aggregate_param)
+            cells = {}
+            for c, q in pairs.items():
+                v = self.st.scope.lookup(q)
+                if isinstance(v, Var) and v.cell:
+                    cells[c] = v
+            if cells:
+                out[inst.name] = cells
+        return out
+
+    def _aggregate_param(self, p: A.Param) -> bool:
+        """A header, struct, union or stack parameter (passed by reference)."""
+        try:
+            return not is_scalar(self.types.resolve_type(p.type_ref))
+        except P4TypeError:
+            return False
+
     # ------------------------------------------------------------ parsers
     def gen_parser_body(self, d: A.ParserDecl, py: str) -> None:
         saved = self.st.in_parser
@@ -299,7 +361,11 @@ class Blocks:
     def _gen_parser_body(self, d: A.ParserDecl, py: str) -> None:
         params = self._declare_cells(d.params)
         self.st.hoisted = Emitter()
-        resets = self._control_locals(d.locals)
+        saved_sharing, self._sharing = self._sharing, {}  # sub-parsers share nothing
+        try:
+            resets = self._control_locals(d.locals)
+        finally:
+            self._sharing = saved_sharing
         states = {s.name: StateSym(self.st.unique("s_" + s.name)) for s in d.states}
         if "start" not in states:
             raise P4TypeError.at(d.pos, f"parser {d.name} has no start state")

@@ -346,6 +346,14 @@ class Calls:
     def apply_instance(self, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
+        if sym.shared:
+            # the shared parameters are the caller's own cells already: only the others
+            # are passed (their arguments, bound as written, given in order)
+            bound = self.bind_args(params, c.args, c.pos)
+            kept = [(p, a) for p, a in zip(params, bound, strict=True) if p.name not in sym.shared]
+            params = tuple(p for p, _ in kept)
+            args = tuple(A.Argument(a.pos if a is not None else c.pos, None, a) for _, a in kept)
+            c = A.Call(c.pos, c.func, c.type_args, args)
         return self.invoke(f"{sym.py}", params, c, statement, T.VOID, aggregates=False, callee=decl)
 
     # ------------------------------------------------------------ packet_in / packet_out

@@ -52,6 +52,9 @@ class InstanceSym:
     py: str
     qualified: str
     decl: Any = None
+    # parameters it shares with the control that applies it (see codegen/sharing.py):
+    # not passed at an apply
+    shared: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)

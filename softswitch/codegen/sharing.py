@@ -1,0 +1,115 @@
+"""Which parameters a sub-control can share with the control that applies it.
+
+A control applied as `c.apply(hdr, meta, sm)` gets its header and struct arguments by
+reference (see `calls.copies_back`): its parameter cells are set from the caller's at
+every apply and then name the same objects. When every apply of an instance passes the
+same parameters of the enclosing control in the same places, the instance's code can use
+the enclosing control's cells directly: no arguments, no cells of its own to set per
+packet. This module finds those parameters, reading the source conservatively: any other
+use of the instance's name, a local that could shadow a parameter, a parameter passed in
+two places, or one that is copied (out, or an `in` value the sub-control may write) keeps
+the ordinary call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from ..frontend import ast as A
+from .effects import may_write
+
+__all__ = ["shared_params"]
+
+Binder = Callable[[tuple[A.Param, ...], tuple[A.Argument, ...], Any], list[A.Expr | None]]
+
+
+def _nodes(root: Any) -> Iterator[Any]:
+    """Every AST node under `root` (itself included), in no particular order."""
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple | list):
+            stack.extend(node)
+            continue
+        if not (is_dataclass(node) and type(node).__module__ == A.__name__):
+            continue
+        yield node
+        for f in fields(node):
+            if f.name not in ("type", "pos"):
+                stack.append(getattr(node, f.name, None))
+
+
+def _root(e: Any) -> str | None:
+    """The variable an argument starts from (`hdr` in `hdr.ipv4`), if any."""
+    while isinstance(e, A.Member | A.Index | A.Slice):
+        e = e.base
+    return e.name if isinstance(e, A.NameRef) else None
+
+
+def _applies(parent: A.ControlDecl, name: str) -> list[A.Call] | None:
+    """The calls `name.apply(...)` in `parent`, or None when `name` is used otherwise
+    (passed to a constructor, shadowed, applied from an action...)."""
+    calls: list[A.Call] = []
+    uses = 0
+    for node in _nodes((parent.locals, parent.body)):
+        if isinstance(node, A.NameRef) and node.name == name:
+            uses += 1
+        elif isinstance(node, A.Call):
+            f = node.func
+            if (
+                isinstance(f, A.Member)
+                and f.name == "apply"
+                and isinstance(f.base, A.NameRef)
+                and f.base.name == name
+            ):
+                calls.append(node)
+    if uses != len(calls):
+        return None
+    return calls
+
+
+def _declared_names(parent: A.ControlDecl) -> set[str]:
+    """Names declared inside `parent` (locals, statement-level variables, parameters of
+    its actions): any of them may hide a parameter of the same name."""
+    names: set[str] = set()
+    for node in _nodes((parent.locals, parent.body)):
+        if isinstance(node, A.Decl | A.VarDecl | A.ConstDecl | A.ForIn | A.Param):
+            names.add(node.name)
+    return names
+
+
+def shared_params(
+    parent: A.ControlDecl,
+    inst: A.Instance,
+    child: A.ControlDecl,
+    bind: Binder,
+    is_aggregate: Callable[[A.Param], bool],
+) -> dict[str, str]:
+    """child parameter -> the parent parameter every apply of `inst` passes there, for the
+    parameters the child can share (see the module's docstring); {} when none."""
+    if inst.initializer or child.type_params or inst.name in {p.name for p in parent.params}:
+        return {}
+    calls = _applies(parent, inst.name)
+    if not calls:
+        return {}
+    parent_params = {p.name for p in parent.params}
+    hidden = _declared_names(parent)
+    chosen: dict[str, str] | None = None
+    for call in calls:
+        bound = bind(child.params, call.args, call.pos)
+        here: dict[str, str] = {}
+        for p, a in zip(child.params, bound, strict=True):
+            if not isinstance(a, A.NameRef) or a.name not in parent_params or a.name in hidden:
+                continue
+            if not is_aggregate(p):
+                continue
+            if p.direction == "inout" or (p.direction == "in" and not may_write(child, p.name)):
+                here[p.name] = a.name
+        # a parent parameter given in two places (or a part of it in another) is copied
+        # by the ordinary call
+        given = [_root(a) for a in bound]
+        here = {c: q for c, q in here.items() if given.count(q) == 1}
+        chosen = here if chosen is None else {c: q for c, q in chosen.items() if here.get(c) == q}
+    return chosen or {}
