@@ -8,6 +8,7 @@ so a run is a pure function of its inputs and seed.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -19,12 +20,13 @@ __all__ = ["EventLoop"]
 class EventLoop:
     """A heap of (time_ns, seq, callback, argument)."""
 
-    __slots__ = ("_heap", "_seq", "clock", "events", "stopped")
+    __slots__ = ("_heap", "_push", "_seq", "clock", "events", "stopped")
 
     def __init__(self) -> None:
         self.clock = ExternalClock()
         self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
-        self._seq = 0
+        self._seq = itertools.count(1).__next__
+        self._push = heapq.heappush
         self.events = 0
         self.stopped = False
 
@@ -33,8 +35,7 @@ class EventLoop:
 
     def at(self, t_ns: int, fn: Callable[[Any], None], arg: Any = None) -> None:
         """Call `fn(arg)` at `t_ns` (not before now)."""
-        self._seq += 1
-        heapq.heappush(self._heap, (t_ns, self._seq, fn, arg))
+        self._push(self._heap, (t_ns, self._seq(), fn, arg))
 
     def run(self, until_ns: int, tick: Callable[[int], None] | None = None) -> int:
         """Fire events in time order up to `until_ns` or until `stop()`; return the time
@@ -42,14 +43,18 @@ class EventLoop:
         heap = self._heap
         pop = heapq.heappop
         clock = self.clock
+        set_clock = clock.set
+        now = clock.now_ns()
         n = self.events
         while heap and not self.stopped:
-            t, _seq, fn, arg = heap[0]
+            event = pop(heap)
+            t, _seq, fn, arg = event
             if t > until_ns:
+                heapq.heappush(heap, event)  # not due yet: back where it was
                 break
-            pop(heap)
-            if t > clock.now_ns():
-                clock.set(t)
+            if t > now:
+                now = t
+                set_clock(t)
             fn(arg)
             n += 1
             if tick is not None and not n & 0xFFFF:

@@ -1,9 +1,10 @@
 """A fabric switch in the simulation: a softswitch `Switch` running fabric.p4 on the
 simulator's clock, its egress queues drained at the rate of the wire behind each port.
 
-Every arriving packet runs the whole P4 pipeline (`inject`); the traffic manager decides
-when each queued packet leaves (`next_event_ns`), and the node wakes at that moment to run
-egress and put the packet on the wire. Nothing is cached per flow.
+Every arriving packet runs the whole P4 pipeline (`Switch.arrive`); the traffic manager
+decides when each queued packet leaves (the time `arrive` and `wake` return), and the node
+wakes at that moment to run egress; the switch hands each packet it sends to the node
+(`set_output`), which puts it on the wire. Nothing is cached per flow.
 
 PFC (optional, one lossless priority): packets queued are counted per ingress port; when
 a port's count reaches `xoff` the node pauses the upstream sender on that port (a PAUSE
@@ -77,31 +78,31 @@ class SwitchNode:
         self.collector_port: int | None = None  # INT reports leave here (not wired)
         self.int_reports: list[bytes] = []
         sw.count_ingress = pfc.enabled
+        sw.set_output(self._send)
 
     # ------------------------------------------------------------ packets
     def receive(self, arg: tuple[int, bytes]) -> None:
         port, data = arg
-        sw = self.sw
         self.pipeline_runs += 1
-        sw.inject(port, data)
-        self._flush(sw.serve())
+        t = self.sw.arrive(port, data)
         if self.pfc.enabled:
             self._check_xoff(port)
-        self._schedule()
+        if t is not None:
+            self._schedule(t)
 
     def wake(self, t: int) -> None:
         if self.wake_at != t:
             return  # superseded by an earlier wake-up
         self.wake_at = None
-        self._flush(self.sw.serve())
+        nxt = self.sw.wake()
         if self.upstream_paused:
             self._check_xon()
-        self._schedule()
+        if nxt is not None:
+            self._schedule(nxt)
 
-    def _schedule(self) -> None:
-        t = self.sw.tm.next_time()
-        if t is None:
-            return
+    def _schedule(self, t: float) -> None:
+        """Wake at `t` (rounded up to a whole ns, not before now), the time the switch's
+        next queued packet leaves, unless a wake-up is due earlier."""
         ti = int(t)
         if ti < t:
             ti += 1
@@ -112,19 +113,18 @@ class SwitchNode:
             self.wake_at = ti
             self.loop.at(ti, self.wake, ti)
 
-    def _flush(self, outs: list[Any]) -> None:
-        wires = self.wires
-        for o in outs:
-            w = wires.get(o.port)
-            if w is None:
-                if o.port == self.collector_port:
-                    self.int_reports.append(o.data)
-                else:
-                    self.cpu_packets += 1
-            elif o.port in self.tripped:
-                self.storm_drops += 1
+    def _send(self, port: int, data: bytes) -> None:
+        """A packet leaves the switch on `port` (the switch's output callback)."""
+        w = self.wires.get(port)
+        if w is None:
+            if port == self.collector_port:
+                self.int_reports.append(data)
             else:
-                w.send(o.data)
+                self.cpu_packets += 1
+        elif port in self.tripped:
+            self.storm_drops += 1
+        else:
+            w.send(data)
 
     # ------------------------------------------------------------ PFC
     def _check_xoff(self, port: int) -> None:
@@ -139,6 +139,12 @@ class SwitchNode:
             if occ.get((port, PFC_PRIORITY), 0) <= self.pfc.xon:
                 self.upstream_paused.discard(port)
                 self._send_pause(port, False)
+
+    def _reschedule(self) -> None:
+        """Wake when the next queued packet leaves (after a queue was resumed)."""
+        t = self.sw.next_event_ns()
+        if t is not None:
+            self._schedule(t)
 
     def _send_pause(self, port: int, on: bool) -> None:
         peer = self.peers.get(port)
@@ -169,7 +175,7 @@ class SwitchNode:
             since = self.paused_since.pop(port, None)
             if since is not None:
                 self.pause_ns += now - since
-            self._schedule()
+            self._reschedule()
 
     def _watchdog(self, arg: tuple[int, int]) -> None:
         port, since = arg
@@ -180,7 +186,7 @@ class SwitchNode:
         self.pause_ns += now - since
         del self.paused_since[port]
         self.sw.tm.pause(port, PFC_PRIORITY, False, now)
-        self._schedule()
+        self._reschedule()
 
     def close_pauses(self, now: int) -> None:
         """Account pauses still in force at the end of a run."""

@@ -10,7 +10,9 @@ Clocks: with a `SimClock` (the default) the switch's caller moves time with `run
 and the switch sets the clock to each dequeue time. With an external nanosecond clock
 (`softswitch.clock.NsClock`, e.g. a fabric simulator's) the switch never moves the clock:
 its traffic manager schedules in nanoseconds, `next_event_ns()` says when the next packet
-leaves a queue, and the owner calls `serve()` once its clock has reached that time.
+leaves a queue, and the owner calls `serve()` once its clock has reached that time (or, in
+one call each, `arrive()` for a packet and `wake()` at that time, with the packets sent
+handed to a callback given to `set_output()`).
 """
 
 from __future__ import annotations
@@ -160,6 +162,9 @@ class Switch:
         self.tm = TrafficManager(priority_queues, ticks_per_second=self._ticks_per_us * 1e6)
         self.count_ingress = False  # count queued packets per ingress port (PFC)
         self._out: list[Output] = []
+        # where a packet leaving a port goes: collected for the caller (receive, serve,
+        # run_until), or handed to the owner's callback the moment it leaves (set_output)
+        self._emit: Callable[[int, bytes], None] = self._collect
         self.pipe = program.module()["build"](self)
         pipe = self.pipe
         # the pipeline's blocks and types, bound once (every packet uses them)
@@ -250,6 +255,16 @@ class Switch:
     def clone_session_set(self, sid: int, session: CloneSession) -> None:
         self.clone_sessions[sid] = session
 
+    def set_output(self, fn: Callable[[int, bytes], None] | None) -> None:
+        """Hand every packet the switch sends to `fn(port, data)` the moment it leaves
+        (in the order the switch sends them), instead of collecting it for `receive`,
+        `serve` and `run_until` (which then return nothing); None: collect again. A
+        simulator that owns the clock puts each packet on its wire this way."""
+        self._emit = self._collect if fn is None else fn
+
+    def _collect(self, port: int, data: bytes) -> None:
+        self._out.append(Output(self._ticks(), port, data))
+
     # ------------------------------------------------------------ time
     def hold_time(self) -> None:
         """Read the clock once; until `release_time()`, every packet sees that time (its
@@ -292,6 +307,22 @@ class Switch:
         self._serve(self._ticks())
         self._ingress(port, bytes(data), NORMAL, None, 0)
 
+    def arrive(self, port: int, data: bytes) -> float | None:
+        """`inject`, then serve what is due by now; return when the next packet leaves a
+        queue (None: queues empty), as `next_event_ns` would. One call per packet for an
+        owner with an external clock and an output callback (`set_output`)."""
+        now = self._ticks()
+        self._serve(now)
+        self._ingress(port, bytes(data), NORMAL, None, 0)
+        self._serve(now)
+        return self.tm.next_time()
+
+    def wake(self) -> float | None:
+        """Serve every packet due by now; return when the next one leaves a queue (None:
+        queues empty). `serve` and `next_event_ns` in one call (see `arrive`)."""
+        self._serve(self._ticks())
+        return self.tm.next_time()
+
     def next_event_us(self) -> float | None:
         """When the traffic manager next hands a packet to egress (None: queues empty), in
         clock ticks (nanoseconds on an external clock)."""
@@ -329,13 +360,15 @@ class Switch:
         per_us = self._ticks_per_us
         ticks = self._ticks
         sim_clock = self.clock if isinstance(self.clock, SimClock) else None
+        dequeue = tm.dequeue
+        egress = self._egress
         while t is not None and t <= t_until:
             now = ticks()
             when = t if t > now else now
             if sim_clock is not None:
                 sim_clock.set(int(when))
                 now = ticks()
-            got = tm.dequeue(when)
+            got = dequeue(when)
             if got is None:
                 return
             port, _prio, entry, deq_depth = got
@@ -345,7 +378,7 @@ class Switch:
             std.enq_qdepth = entry.enq_qdepth
             std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
             std.deq_qdepth = deq_depth
-            self._egress(port, ps, depth, truncate)
+            egress(port, ps, depth, truncate)
             t = next_time()
 
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
@@ -377,9 +410,14 @@ class Switch:
 
         `standard_metadata.ingress_port` is `port` only for a packet that arrives from a
         port (instance type NORMAL): BMv2 sets it in its receive path alone, so resubmitted,
-        recirculated and cloned instances read 0 (unless their field list keeps it)."""
-        std = self._S()
-        ps = _Pass(self._H(), self._M(), std, b"", data, None, port)
+        recirculated and cloned instances read 0 (unless their field list keeps it).
+        A finished packet's structs (zero again) are used when there are any."""
+        spare = self._spare
+        if spare:
+            hdr, meta, std = spare.pop()
+        else:
+            hdr, meta, std = self._H(), self._M(), self._S()
+        ps = _Pass(hdr, meta, std, b"", data, None, port)
         if preserved:
             meta = ps.meta
             for f, v in preserved.items():
@@ -394,8 +432,13 @@ class Switch:
         self, ps: _Pass, itype: int, length: int, preserved: dict[str, Any] | None
     ) -> None:
         """BMv2's `reset_metadata` then field-list copy: user and standard metadata zero,
-        except the preserved fields, the instance type and the packet length."""
-        ps.meta, ps.std = self._M(), self._S()
+        except the preserved fields, the instance type and the packet length (in place
+        when the structs can be reset: nothing else holds them)."""
+        if self._recycling:
+            ps.meta._reset()
+            ps.std._reset()
+        else:
+            ps.meta, ps.std = self._M(), self._S()
         if preserved:
             for f, v in preserved.items():
                 setattr(ps.meta, f, v)
@@ -569,8 +612,7 @@ class Switch:
             self._deparser(buf, hdr)
             if ctx.dirty:
                 ps.dirty = True
-            buf += payload
-            data = bytes(buf)
+            data = b"".join((buf, payload))
             if trunc is not None:
                 data = data[:trunc]
             if truncate:
@@ -579,7 +621,7 @@ class Switch:
                 kept = self._preserve(ps.meta, recirc)
                 self._ingress(ps.port, data, RECIRC, kept, depth + 1)
             else:
-                self._out.append(Output(self._ticks(), eport, data))
+                self._emit(eport, data)
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
         self._recycle(ps)
@@ -608,10 +650,12 @@ class Switch:
         session = self.clone_sessions.get(req[1])
         if session is None or depth > MAX_PASSES:
             return None
-        c = self._new_pass(EGRESS_CLONE, ps.port, ps.original, self._preserve(ps.meta, req[2]))
-        c.hdr = ps.hdr._copy()
-        c.payload = ps.payload
-        c.std.packet_length = ps.std.packet_length
+        meta, std = self._M(), self._S()
+        for f, v in self._preserve(ps.meta, req[2]).items():
+            setattr(meta, f, v)
+        std.packet_length = ps.std.packet_length
+        std.instance_type = EGRESS_CLONE
+        c = _Pass(ps.hdr._copy(), meta, std, ps.payload, ps.original, None, ps.port)
         return c, session
 
     # ------------------------------------------------------------ field lists

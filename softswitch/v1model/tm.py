@@ -181,7 +181,9 @@ class TrafficManager:
     ) -> Queued | None:
         """Queue a packet at time `now` (ticks); None when the queue is full (tail drop) or
         the priority is bad. `ingress` is the port it came in on (-1: not counted)."""
-        pq = self.port(port)
+        pq = self.ports.get(port)
+        if pq is None:
+            pq = self.port(port)
         if not 0 <= priority < self.priorities:
             pq.drops += 1
             return None
@@ -211,25 +213,41 @@ class TrafficManager:
                 # the earliest head; ties go to the lowest port number
                 self._next, self._next_port = min(zip(heads.values(), heads.keys(), strict=True))
             else:
-                self._next = None
+                self._next, self._next_port = None, -1
             self._dirty = False
         return self._next
 
     def _update(self, port: int, pq: PortQueues) -> None:
-        """Recompute `port`'s head time after its queues, pause bits or server changed."""
+        """Recompute `port`'s head time after its queues, pause bits or server changed,
+        and the next departure with it: only when `port` held the earliest head and its
+        head moved later must the others be looked at again (by `next_time`)."""
         t: float | None = None
         if self.priorities == 1:  # one queue: its head, once the server is free
             q = pq.queues[0]
             if q and not pq.paused:
                 head = q[0].enq_t
                 t = head if head > pq.busy_until else pq.busy_until
-        else:
-            t = pq.head_time()
+        else:  # PortQueues.head_time, written out (twice per packet)
+            paused = pq.paused
+            for i, q in enumerate(pq.queues):
+                if q and not paused >> i & 1:
+                    head = q[0].enq_t
+                    if t is None or head < t:
+                        t = head
+            if t is not None and not t > pq.busy_until:
+                t = pq.busy_until
         if t is None:
-            self._heads.pop(port, None)
-        else:
-            self._heads[port] = t
-        self._dirty = True
+            if self._heads.pop(port, None) is not None and port == self._next_port:
+                self._dirty = True
+            return
+        self._heads[port] = t
+        if self._dirty:
+            return
+        nxt = self._next
+        if nxt is None or t < nxt or (t == nxt and port <= self._next_port):
+            self._next, self._next_port = t, port
+        elif port == self._next_port:
+            self._dirty = True
 
     def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
         """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
@@ -238,12 +256,21 @@ class TrafficManager:
             return None
         port = self._next_port
         pq = self.ports[port]
+        queues = pq.queues
+        paused = pq.paused
         # strict priority among the packets that have arrived by t
         for prio in range(self.priorities - 1, -1, -1):
-            q = pq.queues[prio]
-            if q and q[0].enq_t <= t and not pq.paused >> prio & 1:
+            q = queues[prio]
+            if q and q[0].enq_t <= t and not paused >> prio & 1:
                 entry = q.popleft()
-                service = pq.configs[prio].service_time(entry.length, self.ticks_per_second)
+                # QueueConfig.service_time, written out (once per packet)
+                cfg = pq.configs[prio]
+                if cfg.rate_bps:
+                    service = entry.length * 8 * self.ticks_per_second / cfg.rate_bps
+                elif cfg.rate_pps:
+                    service = self.ticks_per_second / cfg.rate_pps
+                else:
+                    service = 0.0
                 pq.busy_until = t + service
                 if entry.ingress >= 0:
                     self.ingress_occupancy[(entry.ingress, prio)] -= 1

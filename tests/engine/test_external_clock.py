@@ -108,3 +108,50 @@ def test_receive_serves_what_is_due_now_in_ns() -> None:
     assert sw.process(0, frame(2)) == []
     clock.set(7_120)
     assert [d[0] for _p, d in sw.process(0, frame(3))] == [2]
+
+
+def test_arrive_and_wake_hand_packets_to_the_output_callback() -> None:
+    """`arrive`/`wake` with `set_output`, as a simulator drives a switch, send the same
+    packets at the same times as `inject`/`serve`/`next_event_ns`, and return the time
+    of the next departure."""
+
+    def burst(sw, clock: ExternalClock, use_arrive: bool) -> list[tuple[int, int, bytes]]:  # type: ignore[no-untyped-def]
+        sent: list[tuple[int, int, bytes]] = []
+        if use_arrive:
+            sw.set_output(lambda port, data: sent.append((clock.now_ns(), port, data)))
+        arrivals = [(5_000 + 50 * i, frame(i, 1500 - 100 * i)) for i in range(10)]
+        wake: float | None = None
+        while arrivals or wake is not None:
+            if arrivals and (wake is None or arrivals[0][0] <= wake):
+                t, data = arrivals.pop(0)
+                clock.set(max(clock.now_ns(), t))
+                if use_arrive:
+                    wake = sw.arrive(0, data)
+                else:
+                    sw.inject(0, data)
+                    sent.extend((o.time_us, o.port, o.data) for o in sw.serve())
+                    wake = sw.next_event_ns()
+            else:
+                assert wake is not None
+                clock.set(max(clock.now_ns(), -(-int(wake) // 1)))
+                if use_arrive:
+                    wake = sw.wake()
+                else:
+                    sent.extend((o.time_us, o.port, o.data) for o in sw.serve())
+                    wake = sw.next_event_ns()
+        return sent
+
+    runs = []
+    for use_arrive in (False, True):
+        clock = ExternalClock()
+        sw = switch(SRC, clock=clock)
+        sw.tm.set_rate(bps=100e9)
+        runs.append(burst(sw, clock, use_arrive))
+        if use_arrive:
+            assert sw.serve() == []  # nothing was collected: all went to the callback
+            sw.set_output(None)
+            clock.set(clock.now_ns() + 10_000)
+            assert [o.data[0] for o in sw.receive(0, frame(42))] == [42]
+    assert runs[0] == runs[1]
+    assert [d[0] for _t, _p, d in runs[1]] == list(range(10))
+    assert runs[1][-1][0] > 5_000 + 50 * 9  # the burst queued: the last left after it came

@@ -5,6 +5,7 @@ register values, queued packets) may change when its structs are reused."""
 from __future__ import annotations
 
 from softswitch.clock import SimClock
+from softswitch.v1model.switch import CloneSession
 from tests.p4util import program, switch
 
 HDR = """
@@ -158,3 +159,44 @@ def test_a_varbit_header_is_zeroed_for_the_next_packet() -> None:
         assert sw.process(0, plain + b"\xee") == [(1, plain + b"\xee")]
         assert sw.process(0, short) == [(1, short)]
         assert sw.process(0, long) == [(1, long)]
+
+
+def test_an_ingress_clone_on_reused_structs_sees_only_its_own_packet() -> None:
+    # op 1 packets leave bits behind (metadata, y written while invalid, x valid) and its
+    # parser writes metadata; the ingress clone of each packet, built on a finished
+    # packet's structs, must see the packet as received, parsed again, with all metadata
+    # zero (also what its own parse wrote) except the field list
+    src = program(
+        decls=HDR,
+        headers=HEADERS,
+        meta="@field_list(1) bit<8> kept; bit<8> m; s_t s;",
+        parser="""
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.op) { 1: parse_x; default: accept; }
+    }
+    state parse_x { pkt.extract(hdr.x); meta.m = 0x44; transition accept; }
+""",
+        ingress="""apply {
+            if (hdr.h.op == 1) { meta.s.p = 0x22; hdr.y.v = 0x33; hdr.h.a = 0x99; }
+            meta.kept = hdr.h.b + 1;
+            clone_preserving_field_list(CloneType.I2E, 5, 1);
+            sm.egress_spec = 1;
+        }""",
+        egress="""apply {
+            if (sm.instance_type == 1) {
+                hdr.h.a = meta.m | meta.s.p | hdr.y.v | (bit<8>)sm.ingress_port;
+                hdr.h.c = meta.kept;
+                hdr.h.d = (bit<8>)(bit<1>)hdr.x.isValid();
+            }
+        }""",
+    )
+    sw = switch(src)
+    sw.clone_session_set(5, CloneSession([(9, 0)]))
+    for _ in range(3):
+        # op 1 (x follows): the original carries ingress's writes, the clone none of them
+        assert sw.process(3, bytes([1, 0, 6, 0, 0, 0x55])) == [
+            (9, bytes([1, 0, 6, 7, 1, 0x55])),
+            (1, bytes([1, 0x99, 6, 0, 0, 0x55])),
+        ]
+        assert sw.process(3, pkt(0, 0, 8)) == [(9, pkt(0, 0, 8, 9, 0)), (1, pkt(0, 0, 8))]
