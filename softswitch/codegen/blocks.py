@@ -18,9 +18,9 @@ from ..frontend.errors import P4TypeError, P4Unsupported
 from .calls import copies_back, is_scalar
 from .emitter import Emitter
 from .exprs import V
-from .sharing import shared_params
+from .sharing import has_return, inlinable, shared_params
 from .state import FuncCtx, InstanceCtx
-from .symbols import ActionSym, Const, FunctionSym, InstanceSym, StateSym, Var
+from .symbols import ActionSym, Const, FunctionSym, InlineBody, InstanceSym, StateSym, Var
 
 if TYPE_CHECKING:
     from .calls import Calls
@@ -39,8 +39,9 @@ class Blocks:
 
     def __init__(self, st: GenState) -> None:
         self.st = st
-        # instance name -> its parameters shared with the control being generated
-        self._sharing: dict[str, dict[str, Var]] = {}
+        # instance name -> its parameters shared with the control being generated, and
+        # whether it is written out where it is applied
+        self._sharing: dict[str, tuple[dict[str, Var], bool]] = {}
 
     def connect(
         self, types: Types, exprs: Exprs, calls: Calls, stmts: Stmts, tables: Tables
@@ -123,10 +124,14 @@ class Blocks:
         t = self.types.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
-            shared = self._sharing.get(d.name, {})
-            py = self.gen_block_instance(t.decl, qualified, args, shared)
-            sym = InstanceSym(t, py, qualified, t.decl, frozenset(shared))
-            self.st.out.line(f"{py} = make_{py}(rt)")
+            shared, inline = self._sharing.get(d.name, ({}, False))
+            if inline:
+                body = self.gen_inline_instance(t.decl, qualified, args, shared)
+                sym = InstanceSym(t, "", qualified, t.decl, frozenset(shared), body)
+            else:
+                py = self.gen_block_instance(t.decl, qualified, args, shared)
+                sym = InstanceSym(t, py, qualified, t.decl, frozenset(shared))
+                self.st.out.line(f"{py} = make_{py}(rt)")
         elif isinstance(t, T.ExternType):
             py = self.st.unique("x_" + d.name)
             sym = InstanceSym(t, py, qualified, d)
@@ -171,6 +176,69 @@ class Blocks:
             out[p.name] = (v, pt)
         return out
 
+    def gen_inline_instance(
+        self, decl: A.ControlDecl, qualified: str, ctor_args: dict[str, Any], shared: dict[str, Var]
+    ) -> InlineBody:
+        """A sub-control whose body is written out where it is applied (`apply_inline`):
+        its tables, actions, instances and variables are made in the applying control's
+        factory, its parameters are that control's cells."""
+        saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
+        parent = self.st.instance()
+        factory = Emitter()
+        self.st.out = factory
+        self.st.scope = self.st.global_scope.child("instance")
+        self.st.inst = inst = InstanceCtx(qualified)
+        self.st.func_ctx = None
+        try:
+            self._define_ctor_args(ctor_args)
+            self._declare_cells(decl.params, shared)
+            resets = self._control_body_locals(decl)
+            scope = self.st.scope
+        finally:
+            self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted = saved
+        self.st.out.extend(factory)
+        parent.cells.extend(c for c in inst.cells if c not in parent.cells)
+        return InlineBody(decl, scope, inst, resets)
+
+    def apply_inline(self, sym: InstanceSym) -> None:
+        """Write out the body of a sub-control applied here (see `gen_inline_instance`),
+        as its apply function would run it."""
+        body = sym.inline
+        assert body is not None
+        st = self.st
+        saved = (st.scope, st.inst, st.func_ctx, st.dead, st.loop_depth)
+        st.inst = body.inst
+        st.scope = body.scope.child()
+        # as in its own function: no values to copy back, recorded as live code, no
+        # enclosing loop
+        returns = has_return(body.decl)
+        st.func_ctx = FuncCtx(None, [], breaks=returns)
+        st.dead = st.loop_depth = 0
+        try:
+            self._emit_resets(body.resets)
+            if st.trace_enabled:
+                st.out.line(f"_trace('control', {body.inst.qualified!r})")
+            if returns:  # a `return` ends the body: it runs in a loop that `break` leaves
+                st.out.line("while True:")
+                with st.out.indent():
+                    for s in body.decl.body.stmts:
+                        self.stmts.stmt(s)
+                    st.out.line("break")
+            else:
+                for s in body.decl.body.stmts:
+                    self.stmts.stmt(s)
+        finally:
+            st.scope, st.inst, st.func_ctx, st.dead, st.loop_depth = saved
+
+    def _define_ctor_args(self, ctor_args: dict[str, Any]) -> None:
+        for name, (v, t) in ctor_args.items():
+            if isinstance(v, InstanceSym):
+                self.st.scope.define(name, v)
+            elif v.is_const:
+                self.st.scope.define(name, Const(v.const, t))
+            else:
+                self.st.scope.define(name, Const(None, t, v.code))
+
     def gen_block_instance(
         self,
         decl: Any,
@@ -188,13 +256,7 @@ class Blocks:
         self.st.inst = InstanceCtx(qualified)
         self.st.func_ctx = None
         try:
-            for name, (v, t) in ctor_args.items():
-                if isinstance(v, InstanceSym):
-                    self.st.scope.define(name, v)
-                elif v.is_const:
-                    self.st.scope.define(name, Const(v.const, t))
-                else:
-                    self.st.scope.define(name, Const(None, t, v.code))
+            self._define_ctor_args(ctor_args)
             if isinstance(decl, A.ParserDecl):
                 self.gen_parser_body(decl, py)
             elif isinstance(decl, A.ControlDecl):
@@ -274,8 +336,9 @@ class Blocks:
         return f"{self.st.inst.qualified}.{name}" if self.st.inst else name
 
     # ------------------------------------------------------------ controls
-    def gen_control_body(self, d: A.ControlDecl, py: str, shared: dict[str, Var]) -> None:
-        params = self._declare_cells(d.params, shared)
+    def _control_body_locals(self, d: A.ControlDecl) -> list[tuple[str, A.Decl]]:
+        """A control's local declarations into the factory being generated (what they
+        hoist after them); its control-level variables, set at each apply."""
         hoisted = Emitter()
         self.st.hoisted = hoisted
         saved_sharing = self._sharing
@@ -286,6 +349,12 @@ class Blocks:
             self._sharing = saved_sharing
         self.st.out.extend(hoisted)
         hoisted.lines.clear()
+        return resets
+
+    def gen_control_body(self, d: A.ControlDecl, py: str, shared: dict[str, Var]) -> None:
+        params = self._declare_cells(d.params, shared)
+        resets = self._control_body_locals(d)
+        hoisted = self.st.hoisted
         own = [(p, py) for p, py in zip(d.params, params, strict=True) if p.name not in shared]
         args = [f"p_{py}" for _, py in own]
         saved_fn = self.st.func_ctx
@@ -318,10 +387,11 @@ class Blocks:
             self.st.out.line("    pass")
         self.st.out.line(f"return {py}")
 
-    def _shareable(self, d: A.ControlDecl) -> dict[str, dict[str, Var]]:
+    def _shareable(self, d: A.ControlDecl) -> dict[str, tuple[dict[str, Var], bool]]:
         """For each control instance declared in `d`: its parameters that can be the
-        cells of `d`'s own (codegen/sharing.py), with those cells."""
-        out: dict[str, dict[str, Var]] = {}
+        cells of `d`'s own (codegen/sharing.py), with those cells, and whether its body
+        can be written out where `d` applies it."""
+        out: dict[str, tuple[dict[str, Var], bool]] = {}
         for inst in d.locals:
             if not isinstance(inst, A.Instance):
                 continue
@@ -339,7 +409,8 @@ class Blocks:
                 if isinstance(v, Var) and v.cell:
                     cells[c] = v
             if cells:
-                out[inst.name] = cells
+                whole = len(cells) == len(child.params) and inlinable(d, inst, child)
+                out[inst.name] = (cells, whole)
         return out
 
     def _aggregate_param(self, p: A.Param) -> bool:

@@ -346,6 +346,9 @@ class Calls:
     def apply_instance(self, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
+        if sym.inline is not None:
+            self.blocks.apply_inline(sym)
+            return V("", T.VOID)
         if sym.shared:
             # the shared parameters are the caller's own cells already: only the others
             # are passed (their arguments, bound as written, given in order)

@@ -1,4 +1,5 @@
-"""Which parameters a sub-control can share with the control that applies it.
+"""Which parameters a sub-control can share with the control that applies it, and
+whether its body can be written out at the apply.
 
 A control applied as `c.apply(hdr, meta, sm)` gets its header and struct arguments by
 reference (see `calls.copies_back`): its parameter cells are set from the caller's at
@@ -8,7 +9,8 @@ the enclosing control's cells directly: no arguments, no cells of its own to set
 packet. This module finds those parameters, reading the source conservatively: any other
 use of the instance's name, a local that could shadow a parameter, a parameter passed in
 two places, or one that is copied (out, or an `in` value the sub-control may write) keeps
-the ordinary call.
+the ordinary call. A sub-control sharing all its parameters and applied once is written
+out where it is applied: no call at all.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from ..frontend import ast as A
 from .effects import may_write
 
-__all__ = ["shared_params"]
+__all__ = ["has_return", "inlinable", "shared_params"]
 
 Binder = Callable[[tuple[A.Param, ...], tuple[A.Argument, ...], Any], list[A.Expr | None]]
 
@@ -113,3 +115,19 @@ def shared_params(
         here = {c: q for c, q in here.items() if given.count(q) == 1}
         chosen = here if chosen is None else {c: q for c, q in chosen.items() if here.get(c) == q}
     return chosen or {}
+
+
+def inlinable(parent: A.ControlDecl, inst: A.Instance, child: A.ControlDecl) -> bool:
+    """Can the body of `child` be written out where `parent` applies `inst`? When it is
+    applied in one place and has no `return` inside a loop (the written-out body runs in
+    a loop of its own that a `return` leaves); the caller also needs every parameter
+    shared."""
+    calls = _applies(parent, inst.name)
+    if calls is None or len(calls) != 1:
+        return False
+    loops = [n for n in _nodes(child.body) if isinstance(n, A.For | A.ForIn)]
+    return not any(isinstance(n, A.Return) for loop in loops for n in _nodes(loop))
+
+
+def has_return(child: A.ControlDecl) -> bool:
+    return any(isinstance(n, A.Return) for n in _nodes(child.body))

@@ -45,6 +45,9 @@ class FuncCtx:
     ret: T.P4Type | None
     copy_back: list[str] = field(default_factory=list)
     strict_in: bool = False
+    # a control body written out inside `while True:` where it is applied: `return`
+    # leaves that loop
+    breaks: bool = False
 
 
 @dataclass(slots=True)

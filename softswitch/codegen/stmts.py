@@ -190,7 +190,9 @@ class Stmts:
                 raise P4TypeError.at(s.pos, "this function returns no value")
             parts.append(self.exprs.convert(self.exprs.expr(s.value, fn.ret), fn.ret, s.pos).code)
         parts.extend(fn.copy_back)
-        if not parts:
+        if fn.breaks and not parts:
+            self.st.out.line("break")
+        elif not parts:
             self.st.out.line("return")
         elif len(parts) == 1 and not fn.copy_back:
             self.st.out.line(f"return {parts[0]}")

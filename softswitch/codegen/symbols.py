@@ -55,6 +55,19 @@ class InstanceSym:
     # parameters it shares with the control that applies it (see codegen/sharing.py):
     # not passed at an apply
     shared: frozenset[str] = frozenset()
+    inline: InlineBody | None = None  # a body written out at its apply (no function)
+
+
+@dataclass(slots=True)
+class InlineBody:
+    """A sub-control written out where it is applied: its declaration, its instance's
+    scope (parameters, locals, tables, actions) and context, and its control-level
+    variables (set again at each apply)."""
+
+    decl: Any
+    scope: Any
+    inst: Any
+    resets: list[tuple[str, Any]]
 
 
 @dataclass(slots=True)

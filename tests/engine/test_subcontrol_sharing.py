@@ -88,6 +88,36 @@ def test_exit_and_return_in_a_sub_control() -> None:
     assert run(controls, bytes([3, 0, 0, 0])) == bytes([103, 7, 8, 9])
 
 
+def test_variables_of_a_written_out_sub_control_start_again_at_each_packet() -> None:
+    # seen counts within one packet only: a control-level variable is set again at each
+    # apply; the nested Inner sees Outer's variables only through its parameters
+    controls = """
+    control Inner(inout headers_t hdr) {
+        bit<8> k = 3;
+        apply { k = k + hdr.h.a; hdr.h.d = k; }
+    }
+    control Outer(inout headers_t hdr, inout standard_metadata_t sm) {
+        bit<8> seen = 0;
+        Inner() inner;
+        apply {
+            seen = seen + 1;
+            hdr.h.b = seen;
+            if (hdr.h.a > 1) { return; }
+            inner.apply(hdr);
+            sm.egress_spec = 1;
+        }
+    }
+    control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+        Outer() outer;
+        apply { sm.egress_spec = 1; outer.apply(hdr, sm); hdr.h.c = hdr.h.c + 1; }
+    }
+    """
+    sw = Switch(compile_text(PROGRAM.format(controls=controls), "sharing.p4"))
+    for _ in range(2):
+        assert sw.process(0, bytes([1, 0, 0, 0])) == [(1, bytes([1, 1, 1, 4]))]
+        assert sw.process(0, bytes([5, 0, 0, 0])) == [(1, bytes([5, 1, 1, 0]))]
+
+
 def test_instances_given_other_arguments_keep_them() -> None:
     # swap is applied with (m1, m2) and with (m2, m1): its parameters cannot be the
     # caller's cells; part takes a part of hdr; copy is given hdr twice
