@@ -12,7 +12,6 @@ written for `simple_switch_grpc` can start `softswitch` with the same arguments.
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import os
 import signal
@@ -22,6 +21,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from .heap import freeze_heap, refreeze_heap
 
 __all__ = ["build_parser", "build_run_parser", "build_target_parser", "main", "run_switch"]
 
@@ -217,7 +218,13 @@ def _start_server(runtime: Any, device_id: int, address: str, cache: Any) -> tup
             raise
         log.warning("no P4Runtime server in this build: running without one")
         return None, None
-    server = P4RuntimeServer(runtime, device_id=device_id, address=address, load_config=cache.load)
+    server = P4RuntimeServer(
+        runtime,
+        device_id=device_id,
+        address=address,
+        load_config=cache.load,
+        after_commit=refreeze_heap,
+    )
     return server, server.start()
 
 
@@ -333,8 +340,9 @@ def run_switch(argv: Sequence[str]) -> int:
         return 1
     # what start-up built (modules, the program, gRPC) lives as long as the process: keep it
     # out of the garbage collector's scans, which otherwise walk it again and again while
-    # packets allocate their headers
-    gc.freeze()
+    # packets allocate their headers and writes their entries (a pipeline committed later
+    # refreezes: the server's after_commit)
+    freeze_heap()
     _say(
         f"softswitch ready (pid {os.getpid()}, device {args.device_id}, "
         f"{'program ' + compiled.name if compiled else 'no program'}, "

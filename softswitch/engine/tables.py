@@ -449,6 +449,9 @@ class Table:
             raise PermissionDenied(f"table {self.name} has constant entries")
         del self.entries[self._entry_key(e.matches, e.priority)]
         self._unindex(e)
+        # the result refers back to the entry: drop it so that reference counting frees a
+        # deleted entry at once instead of leaving a cycle for the garbage collector
+        e.result = None
         if refresh:
             self.refresh()
         return e

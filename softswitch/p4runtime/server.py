@@ -104,8 +104,12 @@ class P4RuntimeServer:
         load_config: Callable[[bytes], Any] | None = None,
         max_workers: int = 32,
         idle_scan_s: float = 0.1,
+        after_commit: Callable[[], None] | None = None,
     ) -> None:
         self.runtime = runtime
+        # called after SetForwardingPipelineConfig changed the live pipeline (the
+        # `softswitch` process refreezes its heap there: softswitch.heap)
+        self.after_commit = after_commit
         self.device_id = device_id
         self.address = address
         self.policy = policy
@@ -503,6 +507,8 @@ class _Servicer:
             core.check_primary(request)
             if core.pipelines.set(request.action, config) is not None:
                 core.digests.reset()
+                if core.after_commit is not None:
+                    core.after_commit()
         return p4runtime_pb2.SetForwardingPipelineConfigResponse()
 
     @_unary

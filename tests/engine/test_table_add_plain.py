@@ -4,7 +4,9 @@ table index (all exact, one lpm field, exact plus lpm, masked keys in priority o
 
 from __future__ import annotations
 
+import gc
 import random
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -95,3 +97,26 @@ def test_add_plain_gives_what_add_gives(shape: str) -> None:
         ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
         assert (ra[0], ra[1], ra[3]) == (rb[0], rb[1], rb[3])  # hit, action, arguments
         assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_deleted_entry_is_freed_without_the_collector(plain: bool) -> None:
+    """An entry's result refers back to the entry; delete drops it, so that the entry goes
+    as soon as the last reference to it does (no cycle left for the garbage collector,
+    which may be held off or never see it: a frozen heap)."""
+    t = switch(_program(("lpm",))).tables["I.t"]
+    matches = (Lpm(0x40, 2),)
+    if plain:
+        t.add_plain(matches, 0, "I.set_r", (7,))
+    else:
+        t.add(matches, "I.set_r", (7,), checked=True)
+    assert t.lookup((0x41,))[3] == (7,)
+    gc.disable()
+    try:
+        e = t.delete(matches, checked=True)
+        assert e.result is None
+        # only `e` and getrefcount's argument refer to it: nothing else keeps it alive
+        assert sys.getrefcount(e) == 2
+    finally:
+        gc.enable()
+    assert t.lookup((0x41,))[3] == ()  # the default (NoAction)
