@@ -362,6 +362,34 @@ class Table:
             self._index(e)
         return e
 
+    def delete_plain(self, matches: tuple[M.Match, ...], priority: int) -> Entry:
+        """`delete(matches, priority, checked=True, refresh=False)` (the P4Runtime layer's
+        bulk path): the same entry removed and the same errors. The caller checked the
+        matches and the priority, and calls `refresh()` before any packet looks the table
+        up."""
+        if not self._has_priority:
+            priority = 0
+        k = (*matches, priority)
+        entries = self.entries
+        e = entries.get(k)
+        if e is None:
+            raise NotFound(f"no such entry in {self.name}")
+        if e.const:
+            raise PermissionDenied(f"table {self.name} has constant entries")
+        del entries[k]
+        m = matches[0]
+        if self._one_lpm and type(m) is M.Lpm:  # the common case of _unindex, in line
+            plen = m.prefix_len
+            by_key = self._by_plen[plen]
+            del by_key[(m.value,)]
+            if not by_key:
+                del self._by_plen[plen]
+                self._sort_plens()
+        else:
+            self._unindex(e)
+        e.result = None  # as delete does: no cycle left behind
+        return e
+
     def _index(self, e: Entry) -> None:
         if self.all_exact:
             k = tuple(m.value for m in e.matches)  # type: ignore[union-attr]

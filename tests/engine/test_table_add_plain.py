@@ -11,7 +11,13 @@ from collections.abc import Callable
 
 import pytest
 
-from softswitch.engine.errors import AlreadyExists, ResourceExhausted, SwitchError
+from softswitch.engine.errors import (
+    AlreadyExists,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    SwitchError,
+)
 from softswitch.engine.matches import Exact, Lpm, Match, Ternary, Wildcard
 from tests.p4util import program, switch
 
@@ -99,21 +105,83 @@ def test_add_plain_gives_what_add_gives(shape: str) -> None:
         assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
 
 
-@pytest.mark.parametrize("plain", [True, False])
-def test_a_deleted_entry_is_freed_without_the_collector(plain: bool) -> None:
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_delete_plain_gives_what_delete_gives(shape: str) -> None:
+    """The same entries removed, the same errors (no such entry, a constant entry), the
+    same lookups afterwards."""
+    kinds = SHAPES[shape]
+    source = _program(kinds)
+    ta = switch(source).tables["I.t"]
+    tb = switch(source).tables["I.t"]
+    widths = (8, 16)
+    prio = ta.spec.has_priority
+    rng = random.Random(shape)
+    placed: list[tuple[tuple[Match, ...], int]] = []
+    for n in range(60):
+        matches = tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False))
+        priority = rng.randrange(1, 4) if prio else 0
+        const = n % 4 == 3
+        outcome = [
+            _outcome(t.add, matches, "I.set_r", (n,), priority, checked=True, const=const)
+            for t in (ta, tb)
+        ]
+        assert outcome[0] == outcome[1]
+        if outcome[0] is None:
+            placed.append((matches, priority))
+    errors = {NotFound: 0, PermissionDenied: 0}
+    # half of what was placed, some of it twice, and keys that may never have been placed
+    doomed = rng.sample(placed, len(placed) // 2)
+    doomed += doomed[:5] + [
+        (
+            tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False)),
+            rng.randrange(1, 4) if prio else 0,
+        )
+        for _ in range(20)
+    ]
+    rng.shuffle(doomed)
+    for matches, priority in doomed:
+        outcome = [
+            _outcome(ta.delete, matches, priority, checked=True, refresh=False),
+            _outcome(tb.delete_plain, matches, priority),
+        ]
+        assert outcome[0] == outcome[1]
+        if outcome[0] is not None:
+            errors[outcome[0][0]] += 1  # type: ignore[index]
+    assert errors[NotFound] and errors[PermissionDenied]
+    ta.refresh()
+    tb.refresh()
+    same = [(e.matches, e.priority, e.seq) for e in ta.entries.values()]
+    assert same == [(e.matches, e.priority, e.seq) for e in tb.entries.values()]
+    assert 0 < len(same) < len(placed)
+    for _ in range(500):
+        key = (
+            rng.randrange(64) if kinds[0] == "exact" else rng.randrange(256),
+            rng.randrange(1 << 16),
+        )
+        ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
+        assert (ra[0], ra[3]) == (rb[0], rb[3])
+        assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
+
+
+@pytest.mark.parametrize("how", ["add_plain", "add", "delete_plain"])
+def test_a_deleted_entry_is_freed_without_the_collector(how: str) -> None:
     """An entry's result refers back to the entry; delete drops it, so that the entry goes
     as soon as the last reference to it does (no cycle left for the garbage collector,
     which may be held off or never see it: a frozen heap)."""
     t = switch(_program(("lpm",))).tables["I.t"]
     matches = (Lpm(0x40, 2),)
-    if plain:
-        t.add_plain(matches, 0, "I.set_r", (7,))
-    else:
+    if how == "add":
         t.add(matches, "I.set_r", (7,), checked=True)
+    else:
+        t.add_plain(matches, 0, "I.set_r", (7,))
     assert t.lookup((0x41,))[3] == (7,)
     gc.disable()
     try:
-        e = t.delete(matches, checked=True)
+        if how == "delete_plain":
+            e = t.delete_plain(matches, 0)
+            t.refresh()
+        else:
+            e = t.delete(matches, checked=True)
         assert e.result is None
         # only `e` and getrefcount's argument refer to it: nothing else keeps it alive
         assert sys.getrefcount(e) == 2

@@ -245,3 +245,27 @@ def test_atomic_batches_of_plain_entries_roll_back(compiled: Any, atomicity: str
     assert got == [aborted, aborted, aborted, code_pb2.ALREADY_EXISTS, aborted]
     assert routes.prefixes(world) == [bytes([10, 0, 0, 0])]
     assert world.write(batch[:3]) == [(0, "")] * 3  # the rolled-back entries can go in
+
+
+def test_a_fast_delete_forgets_what_was_kept_beside_the_entry(compiled: Any) -> None:
+    """Cookies (controller_metadata, metadata) kept beside entries go with their entries
+    when a run deletes them, and only with them."""
+    world = World(compiled, fast=True)
+    routes = Routes(world)
+    batch = [routes.update(i) for i in range(6)]
+    for u in batch[:4]:
+        u.entity.table_entry.controller_metadata = 77
+        u.entity.table_entry.metadata = b"cookie"
+    assert codes(world.write(batch)) == {}
+    kept = world.store.tables.extra
+    assert len(kept) == 4
+    got = world.write([routes.update(i, kind=DELETE) for i in (0, 1, 4)])
+    assert codes(got) == {}
+    assert world.fast_hits == 9
+    assert sorted(e.matches[0].value >> 8 & 0xFF for e in kept) == [2, 3]
+    q = p4runtime_pb2.Entity()
+    q.table_entry.table_id = routes.table.preamble.id
+    back = {e.table_entry.match[0].lpm.value[2]: e.table_entry for e in world.store.read(q)}
+    assert sorted(back) == [2, 3, 5]
+    assert back[2].controller_metadata == 77 and back[2].metadata == b"cookie"
+    assert back[5].controller_metadata == 0

@@ -15,6 +15,11 @@ raises. It accepts exactly what `fast_tables` documents: no default entry, const
 idle timeout, direct resource data or time since last hit; the priority the key needs;
 a direct action the table allows, every parameter once, every value non-empty and
 within its width.
+
+`delete(te) -> bool` does the same for a plain DELETE: not the default entry, the
+priority the key needs, the key read as INSERT reads it (the rest of the entry is not
+looked at, as the general path does not); engine errors (no such entry) come from
+`remove`, which changes nothing when it raises.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 from ...engine import matches as M
 from .info import FieldInfo
 
-__all__ = ["ActionForm", "insert_function"]
+__all__ = ["ActionForm", "delete_function", "insert_function"]
 
 # (action id, action name, ((parameter id, bitwidth), ...) in declaration order)
 ActionForm = tuple[int, str, tuple[tuple[int, int], ...]]
@@ -76,9 +81,38 @@ def insert_function(
         "        remember(e, cm, md)",
         "    return True",
     ]
+    return _define("insert", lines, names)  # type: ignore[return-value]
+
+
+def delete_function(
+    order: Sequence[FieldInfo], has_priority: bool, names: dict[str, Any]
+) -> Callable[[Any], bool]:
+    """The DELETE function of a table with key fields `order`. `names` binds `plan` (its
+    `stale` flag is set), `key` (the table's key decoder), `remove` (the engine table's
+    `delete_plain`), `extra` (the store's dict of what it keeps beside entries) and
+    `forget` (drops a deleted entry's part of it)."""
+    lines = [
+        "def delete(te):",
+        "    if te.is_default_action:",
+        "        return False",
+        "    prio = te.priority",
+        f"    if {'prio <= 0' if has_priority else 'prio'}:",
+        "        return False",
+        *_key_lines(order),
+        "    e = remove(matches, prio)",
+        "    plan.stale = True",
+        "    if extra:",
+        "        forget(e)",
+        "    return True",
+    ]
+    return _define("delete", lines, names)  # type: ignore[return-value]
+
+
+def _define(name: str, lines: list[str], names: dict[str, Any]) -> Callable[..., bool]:
     scope = {"from_bytes": int.from_bytes, "Exact": M.Exact, "Lpm": M.Lpm, **names}
-    exec(compile("\n".join(lines) + "\n", "<fast table insert>", "exec"), scope)  # noqa: S102
-    return scope["insert"]  # type: ignore[no-any-return]
+    code = compile("\n".join(lines) + "\n", f"<fast table {name}>", "exec")
+    exec(code, scope)  # noqa: S102
+    return scope[name]  # type: ignore[no-any-return]
 
 
 def _key_lines(order: Sequence[FieldInfo]) -> list[str]:
