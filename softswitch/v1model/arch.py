@@ -213,7 +213,7 @@ class V1Model:
                 return V(f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data})", T.VOID)
             # BMv2 checks the header's validity, then the condition, then compares the
             # untruncated result with the field
-            result = _csum16_code(algo, name, parts) or f"_HASHES[{algo!r}]({data})"
+            result = _csum16_code(algo, name, parts, valid) or f"_HASHES[{algo!r}]({data})"
             cx.line(f"if {valid} and {cond}:")
             with cx.indent():
                 cx.line(f"if {result} & {U64_MASK:#x} != {as_bits(ck.code, ck.type)}:")
@@ -498,10 +498,13 @@ def _check_simple(e: A.Expr, where: str) -> None:
         raise P4Unsupported.at(e.pos, f"computations are not supported in {where} on this target")
 
 
-def _csum16_code(algo: str, extern: str, parts: list[FL.Part]) -> str | None:
+def _csum16_code(
+    algo: str, extern: str, parts: list[FL.Part], known_valid: str = "True"
+) -> str | None:
     """A checksum extern's csum16 over its field list packed as one int (no bytes made,
     the same result), where the algorithm is csum16 and the list is one header's or
-    metadata's fixed-width fields without the payload; else None."""
+    metadata's fixed-width fields without the payload; else None. `known_valid`: the
+    validity the code runs under."""
     if algo not in ("csum16", "cksum16") or extern.endswith("payload"):
         return None
-    return FL.csum16_code(parts)
+    return FL.csum16_code(parts, known_valid)

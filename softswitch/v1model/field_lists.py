@@ -21,6 +21,8 @@ from ..frontend.errors import P4TypeError
 __all__ = ["Part", "bytes_code", "csum16_code", "flatten", "int_code", "triples_code", "valid_of"]
 
 _SIMPLE = re.compile(r"[A-Za-z_][\w.]*|\d+")
+# the local that holds a field list's header or struct while its fields are read
+_OWNER = "_fl_owner"
 
 
 @dataclass(slots=True, frozen=True)
@@ -109,10 +111,11 @@ def int_code(parts: list[Part]) -> tuple[str, int, str] | None:
     return code, nbytes, parts[0].valid
 
 
-def csum16_code(parts: list[Part]) -> str | None:
+def csum16_code(parts: list[Part], known_valid: str = "True") -> str | None:
     """Code for csum16 of the serialised field list without making its bytes: the fields
     packed as one int (0 when their header is invalid, which sums as no bytes do), or
-    None where the list needs `bytes_code` (fields of several headers, varbits, none)."""
+    None where the list needs `bytes_code` (fields of several headers, varbits, none).
+    `known_valid`: a validity the code runs under (its test is then left out)."""
     if not parts or len({p.valid for p in parts}) != 1 or not all(p.fixed for p in parts):
         return None
     terms = _summed_terms(parts)
@@ -120,12 +123,16 @@ def csum16_code(parts: list[Part]) -> str | None:
         return None
     summed = " + ".join(terms)
     valid = parts[0].valid
-    return f"_csum16s({summed})" if valid == "True" else f"_csum16s(({summed}) if {valid} else 0)"
+    if valid in ("True", known_valid):
+        return f"_csum16s({summed})"
+    return f"_csum16s(({summed}) if {valid} else 0)"
 
 
 def _placed(parts: list[Part], nbits: int) -> list[tuple[str, int]]:
     """(code, shift) of each field of the list laid out in an `nbits`-bit whole: the field
-    sits `shift` bits above its last bit. Zero-width fields take no place."""
+    sits `shift` bits above its last bit. Zero-width fields take no place. Fields read
+    from one header or struct (`hdr.ipv4.version`, `hdr.ipv4.ihl`, ...) take it in a
+    local once, in the first field read (the terms are evaluated in order)."""
     placed = []
     shift = nbits
     for p in parts:
@@ -133,7 +140,20 @@ def _placed(parts: list[Part], nbits: int) -> list[tuple[str, int]]:
             continue
         shift -= p.width
         placed.append((p.code if _SIMPLE.fullmatch(p.code) else f"({p.code})", shift))
-    return placed
+    return _one_read_of_the_owner(placed)
+
+
+def _one_read_of_the_owner(placed: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    owners = {code.rpartition(".")[0] for code, _ in placed}
+    if len(placed) < 3 or len(owners) != 1:
+        return placed
+    (owner,) = owners
+    if "." not in owner or not _SIMPLE.fullmatch(owner):
+        return placed  # a plain local already, or not a chain of field reads
+    first, shift0 = placed[0]
+    out = [(f"({_OWNER} := {owner}).{first.rpartition('.')[2]}", shift0)]
+    out.extend((f"{_OWNER}.{code.rpartition('.')[2]}", shift) for code, shift in placed[1:])
+    return out
 
 
 def _summed_terms(parts: list[Part]) -> list[str]:

@@ -5,6 +5,7 @@ payload appended after it, verify comparing the untruncated value, update trunca
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -183,3 +184,24 @@ def test_csum16_from_the_shifted_field_sum_equals_csum16_of_the_bytes() -> None:
         terms = _summed_terms(parts)
         got = csum16_sum(eval(" + ".join(terms), {f"f{i}": v for i, v in enumerate(values)}))
         assert got == csum16(pack_fields(list(zip(values, widths, strict=True))))
+        # the same fields read from one header object (which the code takes in a local
+        # in its first term)
+        hdr = SimpleNamespace(h=SimpleNamespace(**{f"f{i}": v for i, v in enumerate(values)}))
+        parts = [Part(f"hdr.h.f{i}", w, "hdr.h._v", True) for i, w in enumerate(widths)]
+        assert csum16_sum(eval(" + ".join(_summed_terms(parts)), {"hdr": hdr})) == got
+
+
+def test_verify_with_the_field_list_of_an_invalid_header() -> None:
+    """The checksum field's header is valid, the field list's is not: the list is empty
+    (csum16 0xFFFF), so only a field holding 0xFFFF verifies."""
+    src = program(
+        decls="header a_t { bit<16> x; bit<16> y; } header b_t { bit<16> ck; bit<8> err; }",
+        headers="b_t b; a_t a;",
+        parser="state start { pkt.extract(hdr.b); transition accept; }",
+        verify="""apply {
+            verify_checksum(true, { hdr.a.x, hdr.a.y }, hdr.b.ck, HashAlgorithm.csum16);
+        }""",
+        ingress="apply { hdr.b.err = (bit<8>)sm.checksum_error; }",
+    )
+    assert one(src, bytes([0xFF, 0xFF, 0]))[2] == 0
+    assert one(src, bytes([0x12, 0x34, 0]))[2] == 1
