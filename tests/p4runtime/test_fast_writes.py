@@ -83,6 +83,7 @@ class World:
         inner = self.store.write_run
         if not fast:
             self.store.tables.fast.plans.clear()  # every update takes the general path
+            self.store.tables.fast.wire.clear()
 
         def counting(updates: Any, start: int, stop: int, errors: list[Any]) -> int:
             end = inner(updates, start, stop, errors)

@@ -36,6 +36,7 @@ from ...engine import matches as M
 from ...engine.errors import SwitchError
 from ..errors import P4RuntimeError, from_switch_error
 from .fast_source import delete_function, insert_function
+from .fast_wire import dispatch_key, wire_insert_function
 from .info import ActionInfo, FieldInfo, TableInfo
 
 __all__ = ["FastTables"]
@@ -205,7 +206,7 @@ class _Plan:
     return True, or change nothing and return False; engine errors (SwitchError) leave
     the table as it was."""
 
-    __slots__ = ("delete", "engine", "insert", "key", "stale")
+    __slots__ = ("delete", "engine", "insert", "key", "stale", "wire_insert")
 
     def __init__(
         self, t: TableInfo, engine: Any, actions: dict[int, ActionInfo], fast: Any
@@ -219,10 +220,15 @@ class _Plan:
             for aid, scope in t.scopes.items()
             if aid in actions and scope != "DEFAULT_ONLY"
         ]
+        forms = [(a.id, a.name, a.order) for a in allowed]
+        # the same INSERT read from the update's encoding, for one-field keys (fast_wire)
+        self.wire_insert = wire_insert_function(
+            t.id, t.order, forms, {"plan": self, "add": engine.add_plain}
+        )
         self.insert = insert_function(
             t.order,
             t.has_priority,
-            [(a.id, a.name, a.order) for a in allowed],
+            forms,
             {
                 "plan": self,
                 "key": self.key,
@@ -253,11 +259,15 @@ class FastTables:
         self.tables = tables
         self.clock = tables.switch.clock
         self.plans: dict[int, _Plan] = {}
+        # an INSERT's encoding at [6:11] (its table id) -> the table's fast_wire INSERT
+        self.wire: dict[bytes, Callable[[bytes, int], bool]] = {}
         for tid, t in tables.index.tables.items():
             engine = tables.switch.tables.get(t.name)
             if engine is None or not _plain(t, engine):
                 continue
-            self.plans[tid] = _Plan(t, engine, tables.index.actions, self)
+            plan = self.plans[tid] = _Plan(t, engine, tables.index.actions, self)
+            if plan.wire_insert is not None:
+                self.wire[dispatch_key(tid)] = plan.wire_insert
 
     def write(self, utype: int, te: Any) -> bool:
         """Carry out an INSERT or DELETE of a plain entry, its table's lookup brought up
@@ -287,15 +297,30 @@ class FastTables:
         if none was). Leaves the lookups of the tables it changed to `settle()`: call it
         before any packet runs."""
         plans = self.plans
+        wire = self.wire
         now = self.clock.now_us()
         i = start
         while i < stop:
             u = updates[i]
+            utype = u.type
+            if utype == INSERT and wire:  # the encoding first: no protobuf object reads
+                b = u.SerializeToString()
+                insert = wire.get(b[6:11])
+                if insert is not None:
+                    try:
+                        done = insert(b, now)
+                    except SwitchError as e:
+                        errors.append(from_switch_error(e))
+                        i += 1
+                        continue
+                    if done:
+                        errors.append(None)
+                        i += 1
+                        continue
             te = u.entity.table_entry  # an empty entry (table id 0) for other entities
             plan = plans.get(te.table_id)
             if plan is None:
                 break
-            utype = u.type
             try:
                 if utype == INSERT:
                     if not plan.insert(te, now):
