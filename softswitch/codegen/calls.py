@@ -284,7 +284,7 @@ class Calls:
                     # the apply function's body, written out where the table is applied
                     r = self.st.temp()
                     self.st.out.line(f"{r} = {sym.lookup}")
-                    self.st.out.line(f"{r}[2](*{r}[3])")
+                    self.st.out.line(sym.action_call.format(r=r))
                     return V("" if statement else r, T.ApplyResultType(sym))
                 return V(f"{sym.py}()", T.ApplyResultType(sym))
             if isinstance(sym, InstanceSym):

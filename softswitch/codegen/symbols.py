@@ -42,6 +42,9 @@ class TableSym:
     # the lookup expression an apply site may use itself instead of calling `py` (its
     # result then goes to the action): None when only `py` may apply the table
     lookup: str | None = None
+    # how the result's action is called: `r[2]()` when no action of the table takes
+    # control-plane arguments (a plain call), else with the result's arguments
+    action_call: str = "{r}[2](*{r}[3])"
 
 
 @dataclass(slots=True)

@@ -244,6 +244,8 @@ class Tables:
         self.st.out.line(
             f"{tpy} = rt.table({qualified!r}, ({', '.join(fns)}{',' if len(fns) == 1 else ''}))"
         )
+        if all(not self._control_plane_params(a) for a in d.actions):
+            sym.action_call = "{r}[2]()"  # every result's arguments are ()
         self.st.out.line(f"def {py}():")
         with self.st.out.indent():
             self.blocks.emit_nonlocal()
@@ -260,9 +262,15 @@ class Tables:
                 self.st.out.line(f"_r = {tpy}.hot({key})")
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('table', {qualified!r}, _r)")
-            self.st.out.line("_r[2](*_r[3])")
+            self.st.out.line(sym.action_call.format(r="_r"))
             self.st.out.line("return _r")
         self.st.scope.define(d.name, sym)
+
+    def _control_plane_params(self, ar: A.ActionRef) -> list[A.Param]:
+        """The parameters of a table's action that its entries give (directionless)."""
+        asym = self.st.scope.lookup(ar.name.lstrip("."))
+        assert isinstance(asym, ActionSym)  # gen_table checked it
+        return [p for p in asym.decl.params if not p.direction]
 
     def key_type_name(self, e: A.Expr) -> str:
         return ""
