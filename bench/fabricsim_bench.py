@@ -5,9 +5,14 @@ every load-balancing mode, one process; the engine alone for scale; then the wal
 changes the wall figures several-fold. `--profile` prints instead where the event loop's
 time goes (cProfile of the loop alone, own time by file) for a spray and an ECMP run.
 
+`--bytecodes` prints instead how many Python bytecode instructions the event loop executes
+per packet-hop, by the same groups of files, for every mode: a figure that, unlike times,
+does not move with the machine's load (counted with a tracing hook, on 50 kB flows).
+
 `--no-int` runs without INT (on by default, for each leaf's first host), to show what INT costs.
 
-Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--no-int] [--demo] [--profile]`.
+Run: `python -m bench.fabricsim_bench [--flow-bytes N] [--no-int] [--demo] [--profile]
+[--bytecodes]`.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import pstats
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+from types import FrameType
 from typing import Any
 from unittest import mock
 
@@ -70,6 +77,55 @@ def loop_profile(topo: Any, cfg: SimConfig) -> dict[str, float]:
     return {k: 100.0 * v / total for k, v in shares.items()}
 
 
+def loop_bytecodes(topo: Any, cfg: SimConfig) -> tuple[Counter[str], int]:
+    """Bytecode instructions the event loop executes, per group of files (the
+    PROFILE_GROUPS labels), and the run's packet-hops."""
+    files: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+
+    def trace(frame: FrameType, event: str, _arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        if event == "opcode":
+            name = frame.f_code.co_filename
+            label = files.get(name)
+            if label is None:
+                label = files[name] = next(
+                    (lbl for lbl, match in PROFILE_GROUPS if match(name)), "other"
+                )
+            counts[label] += 1
+        return trace
+
+    run = EventLoop.run
+
+    def traced(self: EventLoop, *args: Any, **kw: Any) -> int:
+        sys.settrace(trace)
+        try:
+            return run(self, *args, **kw)
+        finally:
+            sys.settrace(None)
+
+    with mock.patch.object(EventLoop, "run", traced):
+        r = simulate(topo, cfg)
+    return counts, r["packet_hops"]
+
+
+def print_bytecodes(topo: Any, flow_bytes: int, int_telemetry: bool) -> None:
+    labels = [lbl for lbl, _ in PROFILE_GROUPS if "built-ins" not in lbl] + ["other"]
+    runs = {}
+    for mode in MODES:
+        cfg = SimConfig(mode=mode, flow_bytes=flow_bytes, int_telemetry=int_telemetry)
+        runs[mode] = loop_bytecodes(topo, cfg)
+    print(
+        f"Python bytecode instructions the event loop executes per packet-hop,"
+        f" {flow_bytes // 1000} kB permutation flows, INT {'on' if int_telemetry else 'off'}:"
+    )
+    print(f"{'':<62}" + "".join(f"{m:>9}" for m in runs))
+    for label in labels:
+        print(f"{label:<62}" + "".join(f"{c[label] / hops:>9,.0f}" for c, hops in runs.values()))
+    print(f"{'all':<62}" + "".join(f"{c.total() / hops:>9,.0f}" for c, hops in runs.values()))
+
+
 def print_profiles(topo: Any, flow_bytes: int) -> None:
     runs = {
         mode: loop_profile(topo, SimConfig(mode=mode, flow_bytes=flow_bytes))
@@ -87,11 +143,18 @@ def main() -> None:
     ap.add_argument("--demo", action="store_true", help="also time `make demo` (fresh out dir)")
     ap.add_argument("--profile", action="store_true", help="where the event loop's time goes")
     ap.add_argument("--no-int", action="store_true", help="runs without INT telemetry")
+    ap.add_argument(
+        "--bytecodes", action="store_true", help="bytecode instructions per packet-hop instead"
+    )
     args = ap.parse_args()
     topo = load_topology(ROOT / "topologies" / "leaf-spine-4x4.yaml")
     fabric_program()  # compile outside the timing
     if args.profile:
         print_profiles(topo, args.flow_bytes)
+        return
+    if args.bytecodes:
+        flow_bytes = args.flow_bytes if args.flow_bytes != ap.get_default("flow_bytes") else 50_000
+        print_bytecodes(topo, flow_bytes, not args.no_int)
         return
     print(
         f"fabricsim, 4x4 leaf-spine, permutation of {args.flow_bytes // 1000} kB flows:"

@@ -9,24 +9,26 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from softswitch.clock import ExternalClock
 
-__all__ = ["EventLoop"]
+__all__ = ["EventLoop", "Lane"]
 
 
 class EventLoop:
     """A heap of (time_ns, seq, callback, argument)."""
 
-    __slots__ = ("_heap", "_push", "_seq", "clock", "events", "stopped")
+    __slots__ = ("_heap", "_lanes", "_push", "_seq", "clock", "events", "stopped")
 
     def __init__(self) -> None:
         self.clock = ExternalClock()
         self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
         self._seq = itertools.count(1).__next__
         self._push = heapq.heappush
+        self._lanes: list[Lane] = []
         self.events = 0
         self.stopped = False
 
@@ -36,6 +38,12 @@ class EventLoop:
     def at(self, t_ns: int, fn: Callable[[Any], None], arg: Any = None) -> None:
         """Call `fn(arg)` at `t_ns` (not before now)."""
         self._push(self._heap, (t_ns, self._seq(), fn, arg))
+
+    def lane(self) -> Lane:
+        """A lane for events that mostly come due in the order they are scheduled."""
+        lane = Lane(self)
+        self._lanes.append(lane)
+        return lane
 
     def run(self, until_ns: int, tick: Callable[[int], None] | None = None) -> int:
         """Fire events in time order up to `until_ns` or until `stop()`; return the time
@@ -66,4 +74,43 @@ class EventLoop:
         self.stopped = True
 
     def pending(self) -> int:
-        return len(self._heap)
+        """Events not fired yet (a lane's waiting behind its first count too)."""
+        # a lane's first event is in the heap, the rest wait in the lane
+        return len(self._heap) + sum(max(0, len(lane._queue) - 1) for lane in self._lanes)
+
+
+class Lane:
+    """Events of one source that come due in the order they are scheduled, such as the
+    packets on one wire (each reaches the far end after the one sent before it): only the
+    lane's earliest event is in the loop's heap, the others wait in the lane, so the heap
+    holds one entry per wire instead of one per packet in flight. Events keep the time
+    and sequence number `EventLoop.at` would give them, so they fire in the same order;
+    an event due before the lane's last is scheduled on the loop directly."""
+
+    __slots__ = ("_heap", "_push", "_queue", "_seq", "fire")
+
+    def __init__(self, loop: EventLoop) -> None:
+        self._heap = loop._heap
+        self._push = loop._push
+        self._seq = loop._seq
+        self._queue: deque[tuple[int, int, Callable[[Any], None], Any]] = deque()
+        self.fire = self._fire
+
+    def at(self, t_ns: int, fn: Callable[[Any], None], arg: Any = None) -> None:
+        """Call `fn(arg)` at `t_ns`, as `EventLoop.at` does."""
+        seq = self._seq()
+        q = self._queue
+        if not q:
+            q.append((t_ns, seq, fn, arg))
+            self._push(self._heap, (t_ns, seq, self.fire, q))
+        elif t_ns >= q[-1][0]:
+            q.append((t_ns, seq, fn, arg))
+        else:
+            self._push(self._heap, (t_ns, seq, fn, arg))
+
+    def _fire(self, q: deque[tuple[int, int, Callable[[Any], None], Any]]) -> None:
+        _t, _seq, fn, arg = q.popleft()
+        if q:
+            t, seq = q[0][:2]
+            self._push(self._heap, (t, seq, self.fire, q))
+        fn(arg)

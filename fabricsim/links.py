@@ -31,6 +31,7 @@ class Wire:
         "bins",
         "deliver",
         "delay_ns",
+        "lane",
         "loop",
         "loss",
         "lost",
@@ -54,6 +55,8 @@ class Wire:
         bin_ns: int,
     ) -> None:
         self.loop = loop
+        # packets on a wire arrive in the order they are sent: one lane of events
+        self.lane = loop.lane()
         self.a, self.a_port, self.b, self.b_port = a, a_port, b, b_port
         self.rate_bps = rate_bps
         self.delay_ns = delay_ns
@@ -83,5 +86,5 @@ class Wire:
         self.packets += 1
         b = now // self.bin_ns
         self.bins[b] = self.bins.get(b, 0) + n
-        self.loop.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        self.lane.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
         return ser

@@ -312,15 +312,28 @@ class Switch:
         queue (None: queues empty), as `next_event_ns` would. One call per packet for an
         owner with an external clock and an output callback (`set_output`)."""
         now = self._ticks()
-        self._serve(now)
-        self._ingress(port, bytes(data), NORMAL, None, 0)
-        self._serve(now)
-        return self.tm.next_time()
+        tm = self.tm
+        t = tm.next_time()
+        if self.external_clock:
+            if t is not None and t <= now:
+                self._serve_external(now, now)
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            self._serve_external(now, now)
+        else:
+            if t is not None and t <= now:
+                self._serve(now)
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            self._serve(now)
+        return tm.next_time()
 
     def wake(self) -> float | None:
         """Serve every packet due by now; return when the next one leaves a queue (None:
         queues empty). `serve` and `next_event_ns` in one call (see `arrive`)."""
-        self._serve(self._ticks())
+        now = self._ticks()
+        if self.external_clock:
+            self._serve_external(now, now)
+        else:
+            self._serve(now)
         return self.tm.next_time()
 
     def next_event_us(self) -> float | None:
@@ -352,6 +365,10 @@ class Switch:
         return out
 
     def _serve(self, t_until: float) -> None:
+        """Egress for every packet due by `t_until`, in the order they leave the queues."""
+        if self.external_clock:
+            self._serve_external(t_until, self._ticks())
+            return
         tm = self.tm
         next_time = tm.next_time
         t = next_time()
@@ -360,15 +377,13 @@ class Switch:
         per_us = self._ticks_per_us
         ticks = self._ticks
         sim_clock = self.clock if isinstance(self.clock, SimClock) else None
-        dequeue = tm.dequeue
-        egress = self._egress
         while t is not None and t <= t_until:
             now = ticks()
             when = t if t > now else now
             if sim_clock is not None:
                 sim_clock.set(int(when))
                 now = ticks()
-            got = dequeue(when)
+            got = tm.dequeue(when)
             if got is None:
                 return
             port, _prio, entry, deq_depth = got
@@ -378,8 +393,28 @@ class Switch:
             std.enq_qdepth = entry.enq_qdepth
             std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
             std.deq_qdepth = deq_depth
-            egress(port, ps, depth, truncate)
+            self._egress(port, ps, depth, truncate)
             t = next_time()
+
+    def _serve_external(self, t_until: float, now: int) -> None:
+        """`_serve` on an external clock, which stands still while the switch serves:
+        every packet due by `t_until` leaves at `now`."""
+        dequeue = self.tm.dequeue
+        got = dequeue(t_until)  # None: nothing due by then
+        if got is None:
+            return
+        per_us = self._ticks_per_us
+        egress = self._egress
+        while got is not None:
+            port, _prio, entry, deq_depth = got
+            ps, depth, truncate = entry.item
+            std = ps.std
+            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
+            std.enq_qdepth = entry.enq_qdepth
+            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
+            std.deq_qdepth = deq_depth
+            egress(port, ps, depth, truncate)
+            got = dequeue(t_until)
 
     def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
         now = self._ticks()

@@ -99,13 +99,14 @@ class TrafficManager:
         if priorities < 1:
             raise ValueError("a port needs at least one queue")
         self.priorities = priorities
+        self._by_priority = tuple(range(priorities - 1, -1, -1))  # the highest first
         self.ticks_per_second = ticks_per_second
         # packets queued per (ingress port, priority), for PFC decisions
         self.ingress_occupancy: dict[tuple[int, int], int] = {}
-        # port -> when its server next takes a packet, for ports holding packets that
-        # may leave (not paused); kept up to date by every change, so that the next
+        # port -> (when its server next takes a packet, port), for ports holding packets
+        # that may leave (not paused); kept up to date by every change, so that the next
         # departure is a min over a few cached values instead of a scan of the queues
-        self._heads: dict[int, float] = {}
+        self._heads: dict[int, tuple[float, int]] = {}
         self._next: float | None = None  # min of _heads, valid unless _dirty
         self._next_port = -1  # the port of _next (the lowest of equal times)
         self._dirty = False
@@ -188,17 +189,17 @@ class TrafficManager:
             pq.drops += 1
             return None
         q = pq.queues[priority]
-        cfg = pq.configs[priority]
-        if len(q) >= cfg.depth:
+        n = len(q)
+        if n >= pq.configs[priority].depth:
             pq.drops += 1
             return None
         self._seq += 1
-        entry = Queued(now, self._seq, item, length, len(q), ingress)
+        entry = Queued(now, self._seq, item, length, n, ingress)
         q.append(entry)
-        if len(q) == 1:  # the queue was empty: the port's head time may be earlier now
+        if not n:  # the queue was empty: the port's head time may be earlier now
             self._update(port, pq)
-        if len(q) > pq.peak:
-            pq.peak = len(q)
+        if n >= pq.peak:
+            pq.peak = n + 1
         if ingress >= 0:
             key = (ingress, priority)
             occ = self.ingress_occupancy
@@ -211,7 +212,7 @@ class TrafficManager:
             heads = self._heads
             if heads:
                 # the earliest head; ties go to the lowest port number
-                self._next, self._next_port = min(zip(heads.values(), heads.keys(), strict=True))
+                self._next, self._next_port = min(heads.values())
             else:
                 self._next, self._next_port = None, -1
             self._dirty = False
@@ -227,10 +228,11 @@ class TrafficManager:
             if q and not pq.paused:
                 head = q[0].enq_t
                 t = head if head > pq.busy_until else pq.busy_until
-        else:  # PortQueues.head_time, written out (twice per packet)
-            paused = pq.paused
-            for i, q in enumerate(pq.queues):
-                if q and not paused >> i & 1:
+        elif pq.paused:
+            t = pq.head_time()
+        else:  # PortQueues.head_time with no queue paused, written out (twice per packet)
+            for q in pq.queues:
+                if q:
                     head = q[0].enq_t
                     if t is None or head < t:
                         t = head
@@ -240,7 +242,7 @@ class TrafficManager:
             if self._heads.pop(port, None) is not None and port == self._next_port:
                 self._dirty = True
             return
-        self._heads[port] = t
+        self._heads[port] = (t, port)
         if self._dirty:
             return
         nxt = self._next
@@ -251,7 +253,7 @@ class TrafficManager:
 
     def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
         """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
-        t = self.next_time()
+        t = self.next_time() if self._dirty else self._next
         if t is None or t > now:
             return None
         port = self._next_port
@@ -259,7 +261,7 @@ class TrafficManager:
         queues = pq.queues
         paused = pq.paused
         # strict priority among the packets that have arrived by t
-        for prio in range(self.priorities - 1, -1, -1):
+        for prio in self._by_priority:
             q = queues[prio]
             if q and q[0].enq_t <= t and not paused >> prio & 1:
                 entry = q.popleft()
