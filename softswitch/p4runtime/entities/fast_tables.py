@@ -1,8 +1,10 @@
 """Table entry INSERTs and DELETEs of the common kind, decoded in one pass per update.
 
 Most of what a controller writes is plain entries: a match, a priority where the key
-needs one, a direct action (nothing for a DELETE), no direct resources, no idle timeout,
-into a table that is neither constant nor indirect. `FastTables` writes runs of those:
+needs one, a direct action (nothing for a DELETE), no direct resource data (counter_data,
+meter_config), no idle timeout, into a table that is neither constant nor indirect and
+has no direct meter (a direct counter is fine: its entries start at zero). `FastTables`
+writes runs of those:
 
 * per table, once per pipeline, a `_Plan`: a key decoder made for the table's key (one
   exact field, one lpm field, or any mix of match kinds), per action the parameter ids
@@ -352,16 +354,16 @@ class FastTables:
 
 def _plain(t: TableInfo, engine: Any) -> bool:
     """A table whose entries the fast path may write: direct, not constant, with a key of
-    standard match kinds, no direct counter or meter, no idle timeout."""
+    standard match kinds, no direct meter, no idle timeout. A direct counter is allowed:
+    an entry without counter_data (the fast path declines the others) starts at zero on
+    either path."""
     return (
         not t.is_const
         and not t.profile
         and bool(t.order)
         and all(f.kind in _KINDS for f in t.order)
-        and not t.direct_counter
         and not t.direct_meter
         and not t.idle_timeout
         and engine.direct_meter is None
-        and not engine.direct_counter
         and engine.profile is None
     )
