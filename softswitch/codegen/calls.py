@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .effects import may_write
+from .effects import may_write, root_name
 from .exprs import V, _SymType, const_v
 from .printer import expr_text
 from .stmts import DIRTY
@@ -36,12 +36,6 @@ SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.Va
 
 def is_scalar(t: T.P4Type) -> bool:
     return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
-
-
-def _root_name(e: A.Expr | None) -> str | None:
-    while isinstance(e, A.Member | A.Index | A.Slice):
-        e = e.base
-    return e.name if isinstance(e, A.NameRef) else None
 
 
 def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
@@ -177,7 +171,7 @@ class Calls:
         bound = self.bind_args(params, c.args, c.pos)
         backs: list[tuple[A.Expr, T.P4Type]] = []
         written_roots = {
-            _root_name(a) for p, a in zip(params, bound, strict=True) if p.direction != "in"
+            root_name(a) for p, a in zip(params, bound, strict=True) if p.direction != "in"
         }
 
         def argument(p: A.Param, a: A.Expr | None) -> V:
@@ -189,7 +183,7 @@ class Calls:
                 if is_scalar(pt) or (
                     callee is not None
                     and p.direction == "in"
-                    and _root_name(a) not in written_roots
+                    and root_name(a) not in written_roots
                     and not may_write(callee, p.name)
                 ):
                     return V(v.code, pt, v.const)

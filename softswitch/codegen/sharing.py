@@ -15,39 +15,15 @@ out where it is applied: no call at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import fields, is_dataclass
+from collections.abc import Callable
 from typing import Any
 
 from ..frontend import ast as A
-from .effects import may_write
+from .effects import ast_nodes, may_write, root_name
 
 __all__ = ["has_return", "inlinable", "shared_params"]
 
 Binder = Callable[[tuple[A.Param, ...], tuple[A.Argument, ...], Any], list[A.Expr | None]]
-
-
-def _nodes(root: Any) -> Iterator[Any]:
-    """Every AST node under `root` (itself included), in no particular order."""
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple | list):
-            stack.extend(node)
-            continue
-        if not (is_dataclass(node) and type(node).__module__ == A.__name__):
-            continue
-        yield node
-        for f in fields(node):
-            if f.name not in ("type", "pos"):
-                stack.append(getattr(node, f.name, None))
-
-
-def _root(e: Any) -> str | None:
-    """The variable an argument starts from (`hdr` in `hdr.ipv4`), if any."""
-    while isinstance(e, A.Member | A.Index | A.Slice):
-        e = e.base
-    return e.name if isinstance(e, A.NameRef) else None
 
 
 def _applies(parent: A.ControlDecl, name: str) -> list[A.Call] | None:
@@ -55,7 +31,7 @@ def _applies(parent: A.ControlDecl, name: str) -> list[A.Call] | None:
     (passed to a constructor, shadowed, applied from an action...)."""
     calls: list[A.Call] = []
     uses = 0
-    for node in _nodes((parent.locals, parent.body)):
+    for node in ast_nodes((parent.locals, parent.body)):
         if isinstance(node, A.NameRef) and node.name == name:
             uses += 1
         elif isinstance(node, A.Call):
@@ -76,7 +52,7 @@ def _declared_names(parent: A.ControlDecl) -> set[str]:
     """Names declared inside `parent` (locals, statement-level variables, parameters of
     its actions): any of them may hide a parameter of the same name."""
     names: set[str] = set()
-    for node in _nodes((parent.locals, parent.body)):
+    for node in ast_nodes((parent.locals, parent.body)):
         if isinstance(node, A.Decl | A.VarDecl | A.ConstDecl | A.ForIn | A.Param):
             names.add(node.name)
     return names
@@ -111,7 +87,7 @@ def shared_params(
                 here[p.name] = a.name
         # a parent parameter given in two places (or a part of it in another) is copied
         # by the ordinary call
-        given = [_root(a) for a in bound]
+        given = [root_name(a) for a in bound]
         here = {c: q for c, q in here.items() if given.count(q) == 1}
         chosen = here if chosen is None else {c: q for c, q in chosen.items() if here.get(c) == q}
     return chosen or {}
@@ -125,9 +101,9 @@ def inlinable(parent: A.ControlDecl, inst: A.Instance, child: A.ControlDecl) -> 
     calls = _applies(parent, inst.name)
     if calls is None or len(calls) != 1:
         return False
-    loops = [n for n in _nodes(child.body) if isinstance(n, A.For | A.ForIn)]
-    return not any(isinstance(n, A.Return) for loop in loops for n in _nodes(loop))
+    loops = [n for n in ast_nodes(child.body) if isinstance(n, A.For | A.ForIn)]
+    return not any(isinstance(n, A.Return) for loop in loops for n in ast_nodes(loop))
 
 
 def has_return(child: A.ControlDecl) -> bool:
-    return any(isinstance(n, A.Return) for n in _nodes(child.body))
+    return any(isinstance(n, A.Return) for n in ast_nodes(child.body))
