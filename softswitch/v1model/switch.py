@@ -165,6 +165,8 @@ class Switch:
         # where a packet leaving a port goes: collected for the caller (receive, serve,
         # run_until), or handed to the owner's callback the moment it leaves (set_output)
         self._emit: Callable[[int, bytes], None] = self._collect
+        # set while `arrive` runs ingress: the packet may skip an idle queue (see _enqueue)
+        self._at_once = False
         self.pipe = program.module()["build"](self)
         pipe = self.pipe
         # the pipeline's blocks and types, bound once (every packet uses them)
@@ -317,7 +319,11 @@ class Switch:
         if self.external_clock:
             if t is not None and t <= now:
                 self._serve_external(now, now)
-            self._ingress(port, bytes(data), NORMAL, None, 0)
+            self._at_once = True
+            try:
+                self._ingress(port, bytes(data), NORMAL, None, 0)
+            finally:
+                self._at_once = False
             self._serve_external(now, now)
         else:
             if t is not None and t <= now:
@@ -416,7 +422,14 @@ class Switch:
             egress(port, ps, depth, truncate)
             got = dequeue(t_until)
 
-    def _enqueue(self, eport: int, ps: _Pass, depth: int, truncate: int = 0) -> None:
+    def _enqueue(
+        self, eport: int, ps: _Pass, depth: int, truncate: int = 0, at_once: bool = False
+    ) -> None:
+        """Queue the packet for `eport` (egress runs when it leaves), or run egress now on
+        an unthrottled port. `at_once`: the packet is the last one its arrival queues and
+        the queues are served right after (`arrive`), so when the traffic manager would
+        hand it to egress at once (`TrafficManager.pass_through`), egress runs now, as that
+        serving would run it."""
         now = self._ticks()
         prio = ps.std.priority
         tm = self.tm
@@ -433,6 +446,12 @@ class Switch:
             return
         length = ps.std.packet_length
         ingress = ps.std.ingress_port if self.count_ingress else -1
+        if at_once and tm.pass_through(eport, prio, length, now, ingress):
+            std = ps.std
+            std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
+            std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
+            self._egress(eport, ps, depth, truncate)
+            return
         if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
             self.dropped += 1
             if self.tracing:
@@ -567,7 +586,7 @@ class Switch:
             std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
             self._egress(eport, ps, depth)
         else:
-            self._enqueue(eport, ps, depth)
+            self._enqueue(eport, ps, depth, 0, self._at_once and not depth)
 
     def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
         """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""

@@ -206,6 +206,43 @@ class TrafficManager:
             occ[key] = occ.get(key, 0) + 1
         return entry
 
+    def pass_through(
+        self, port: int, priority: int, length: int, now: int, ingress: int = -1
+    ) -> bool:
+        """Serve a packet arriving at `now` without queueing it, if it would be the next
+        to leave and leave at once: its port's server is free, its queue empty and not
+        paused, and no other packet is due by `now` (its queue metadata are then all 0).
+        Leaves the traffic manager as `enqueue` then `dequeue` at `now` would (the server
+        busy for the packet's service time). False: nothing changed, enqueue it."""
+        pq = self.ports.get(port)
+        if (
+            pq is None
+            or not 0 <= priority < self.priorities
+            or pq.queues[priority]
+            or pq.busy_until > now
+            or pq.paused >> priority & 1
+        ):
+            return False
+        t = self.next_time() if self._dirty else self._next
+        if t is not None and t <= now:
+            return False
+        busy = pq.busy_until
+        t = now if now > busy else busy  # the head time dequeue would see
+        cfg = pq.configs[priority]
+        if cfg.rate_bps:
+            service = length * 8 * self.ticks_per_second / cfg.rate_bps
+        elif cfg.rate_pps:
+            service = self.ticks_per_second / cfg.rate_pps
+        else:
+            service = 0.0
+        pq.busy_until = t + service
+        self._seq += 1
+        if not pq.peak:
+            pq.peak = 1
+        if ingress >= 0:
+            self.ingress_occupancy.setdefault((ingress, priority), 0)
+        return True
+
     def next_time(self) -> float | None:
         """Earliest time at which some port dequeues a packet."""
         if self._dirty:

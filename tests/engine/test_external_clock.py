@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.clock import ExternalClock
+from softswitch.v1model.switch import CloneSession
 from tests.p4util import program, switch
 
 SRC = program(
@@ -155,3 +156,33 @@ def test_arrive_and_wake_hand_packets_to_the_output_callback() -> None:
     assert runs[0] == runs[1]
     assert [d[0] for _t, _p, d in runs[1]] == list(range(10))
     assert runs[1][-1][0] > 5_000 + 50 * 9  # the burst queued: the last left after it came
+
+
+def test_arrive_keeps_the_departure_order_of_a_packet_and_its_clone() -> None:
+    """A packet and its ingress clone that are both due at once leave by port number, as
+    after `inject` and `serve`: the packet does not skip the queue ahead of its clone."""
+    src = program(
+        decls="header h_t { bit<8> seq; bit<8> enq; bit<32> waited; bit<48> ts; }",
+        ingress="apply { sm.egress_spec = 2; clone(CloneType.I2E, 5); }",
+        egress="apply { hdr.h.enq = (bit<8>)sm.instance_type; }",
+    )
+    for clone_port in (1, 3):
+        runs = []
+        for use_arrive in (False, True):
+            clock = ExternalClock(1_000)
+            sw = switch(src, clock=clock)
+            sw.tm.set_rate(bps=100e9)
+            sw.clone_session_set(5, CloneSession([(clone_port, 0)]))
+            sent: list[tuple[int, int, int]] = []
+            if use_arrive:
+                sw.set_output(lambda port, data, sent=sent: sent.append((port, data[0], data[1])))
+            for i in range(3):
+                clock.set(1_000 + 500 * i)  # the ports are idle again at each arrival
+                if use_arrive:
+                    sw.arrive(0, frame(i))
+                else:
+                    sw.inject(0, frame(i))
+                    sent.extend((o.port, o.data[0], o.data[1]) for o in sw.serve())
+            runs.append(sent)
+        assert runs[0] == runs[1]
+        assert [p for p, _seq, _kind in runs[1][:2]] == sorted((2, clone_port))

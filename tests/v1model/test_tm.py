@@ -63,3 +63,48 @@ def test_a_later_head_on_the_earliest_port_hands_over_to_another() -> None:
     assert tm.next_time() == 110
     tm.pause(2, 0, True)
     assert tm.next_time() is None
+
+
+def test_pass_through_leaves_the_state_enqueue_then_dequeue_leaves() -> None:
+    # twin traffic managers see the same packets: one lets a packet pass through when it
+    # may, the other always queues it and, when the first let it pass, must hand it out
+    # at once with queue depths 0; afterwards both must agree on everything
+    rng = random.Random(11)
+    a, b = (TrafficManager(2, default_depth=6, ticks_per_second=1e9) for _ in range(2))
+    for tm in (a, b):
+        for port in range(4):
+            tm.set_rate(port=port, bps=(10e9, 40e9, 100e9, 100e9)[port])
+    now, passed, queued = 0, 0, 0
+    for step in range(4000):
+        op = rng.random()
+        port, prio = rng.randrange(4), rng.randrange(2)
+        if op < 0.35:
+            length, ingress = rng.randrange(64, 1500), rng.randrange(4)
+            if a.pass_through(port, prio, length, now, ingress):
+                passed += 1
+                assert b.enqueue(port, prio, step, length, now, ingress) is not None
+                got = b.dequeue(now)
+                assert got is not None and got[2].item == step
+                assert got[2].enq_qdepth == 0 and got[3] == 0
+                assert b.dequeue(now) is None  # nothing else was due
+            else:
+                queued += 1
+                assert (a.enqueue(port, prio, step, length, now, ingress) is None) == (
+                    b.enqueue(port, prio, step, length, now, ingress) is None
+                )
+        elif op < 0.65:
+            got_a, got_b = a.dequeue(now), b.dequeue(now)
+            assert (got_a and got_a[2].item) == (got_b and got_b[2].item)
+        elif op < 0.7:
+            on = rng.random() < 0.5
+            a.pause(port, prio, on, now)
+            b.pause(port, prio, on, now)
+        else:
+            now += rng.randrange(0, 600)
+        assert a.next_time() == b.next_time(), f"step {step}"
+        for p in range(4):
+            pa, pb = a.ports[p], b.ports[p]
+            assert (pa.busy_until, pa.peak, pa.drops) == (pb.busy_until, pb.peak, pb.drops)
+            assert [len(q) for q in pa.queues] == [len(q) for q in pb.queues]
+        assert a.ingress_occupancy == b.ingress_occupancy
+    assert passed > 100 and queued > 100
