@@ -218,3 +218,47 @@ def test_other_shapes_are_left_to_the_protobuf_paths(compiled: Any, how: str) ->
         u.type = DELETE
     assert counted.world.write(delete) == general.write(delete)
     assert counted.world.entries() == general.entries()
+
+
+def two_field(world: World, a: bytes, c: bytes | None, plen: int, reverse: bool = False) -> Any:
+    """An INSERT into t_lpm (a: bit<8> exact, c: bit<32> lpm) of fwd(port); `c` None
+    omits the lpm field (a don't-care), `reverse` sends the fields in the other order."""
+    t, fwd = _ids(world, "t_lpm", ".fwd")
+    u = p4runtime_pb2.Update(type=INSERT)
+    te = u.entity.table_entry
+    te.table_id = t.preamble.id
+    fields = []
+    exact = p4runtime_pb2.FieldMatch(field_id=t.match_fields[0].id)
+    exact.exact.value = a
+    fields.append(exact)
+    if c is not None:
+        lpm = p4runtime_pb2.FieldMatch(field_id=t.match_fields[1].id)
+        lpm.lpm.value, lpm.lpm.prefix_len = c, plen
+        fields.append(lpm)
+    te.match.extend(reversed(fields) if reverse else fields)
+    te.action.action.action_id = fwd.preamble.id
+    te.action.action.params.add(param_id=1, value=b"\x03")
+    return u
+
+
+def test_a_key_of_several_fields(compiled: Any) -> None:
+    """Exact fields and one lpm field, in key order, take the wire path; in another
+    order, or with the lpm field omitted, the protobuf paths, with the same outcome."""
+    counted = Counted(compiled)
+    general = World(compiled, fast=False)
+    batch = [
+        two_field(counted.world, b"\x01", b"\x0a\x00\x00\x00", 8),
+        two_field(counted.world, b"\x02", b"\x0a\x00\x01\x00", 24),
+        two_field(counted.world, b"\x03", b"\x0a\x00\x00\x00", 8, reverse=True),
+        two_field(counted.world, b"\x04", None, 0),
+        two_field(counted.world, b"\x05", b"\x0a\x00\x01\x01", 24),  # bits past the prefix
+        two_field(counted.world, b"\x01\x00", b"\x0a\x00\x00\x00", 8),  # a too wide
+        two_field(counted.world, b"\x01", b"\x0a\x00\x00\x00", 8),  # again: ALREADY_EXISTS
+    ]
+    got = counted.world.write(batch)
+    assert got == general.write(batch)
+    assert [code for code, _ in got] == [0, 0, 0, 0, 3, 11, 6]
+    assert counted.accepted == 2
+    assert counted.world.entries() == general.entries()
+    frames = [bytes([a, 0, 0, 0x0A, 0, b, 7, 0]) for a in range(1, 6) for b in (0, 1)]
+    assert counted.world.packets(frames) == general.packets(frames)

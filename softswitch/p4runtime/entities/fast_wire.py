@@ -3,15 +3,16 @@
 Reading an update through the protobuf API makes a Python object for every sub-message
 and a name lookup for every field read: for a table entry, about twenty of them, which
 cost more than everything else the fast path does. For the most common entries — a table
-keyed by one exact or lpm field, a direct action — this module reads the encoding
-instead: the update is serialised again (the protobuf runtime writes known fields in
-field-number order and unknown ones last, so the bytes do not depend on how the client
-ordered them) and matched, with one regular expression per table, against the only
-encodings such an update can have:
+keyed by exact fields and at most one lpm field, a direct action — this module reads the
+encoding instead: the update is serialised again (the protobuf runtime writes known fields
+in field-number order and unknown ones last, so the bytes do not depend on the order of
+the client's fields, except that match fields and parameters keep theirs) and matched,
+with one regular expression per table, against the only encodings such an update can
+have:
 
     Update      08 01 (type INSERT)  12 len Entity
     Entity      12 len TableEntry
-    TableEntry  08 table_id  12 len FieldMatch  1a len TableAction
+    TableEntry  08 table_id  (12 len FieldMatch)...  1a len TableAction
     FieldMatch  08 field_id  22 len LPM{0a len value  10 prefix_len}   (exact: 12 len {0a len value})
     TableAction 0a len Action{08 action_id  (22 len Param{10 param_id  1a len value})...}
 
@@ -21,8 +22,8 @@ lengths of the messages around it, so a match places every field exactly; the le
 of the four messages that run to the end (Entity, TableEntry, TableAction, Action) are
 checked after the match, so that no bytes outside them (unknown fields) pass unread.
 
-Anything else — a priority, cookies, another field set, parameters in another order, an
-unknown field, a value too wide, a zero prefix length — does not match, and the update
+Anything else — a priority, cookies, another field set, match fields or parameters in
+another order than the P4Info's, an omitted (don't-care) lpm field, an unknown field, a value too wide, a zero prefix length — does not match, and the update
 goes to the protobuf path (`fast_source`), which accepts or declines it as before. Where
 this path accepts, it makes the same checks (a value within its width, no bits past the
 prefix) and the same `add` call as the INSERT function of `fast_source`.
@@ -69,58 +70,90 @@ def _value(prefix: Callable[[int], bytes], nbytes: int) -> tuple[bytes, int]:
     return b"(?:" + b"|".join(alts) + b")", nbytes
 
 
+def _key(order: Sequence[FieldInfo]) -> tuple[bytes, int, list[str]] | None:
+    """For a key of exact fields and at most one lpm field: the expression of its
+    FieldMatches, all present and in key order (a client may send them in any order; it
+    then takes the protobuf path), the number of groups it has, and the lines that read
+    `matches` from the groups `g` (declining with False); None for other keys."""
+    kinds = [f.kind for f in order]
+    if not kinds or any(k not in ("exact", "lpm") for k in kinds) or kinds.count("lpm") > 1:
+        return None
+    pattern = b""
+    group = 0  # groups before this field's
+    lines: list[str] = []
+    made = []
+    for i, f in enumerate(order):
+        fid = varint(f.id)
+        nb = (f.bitwidth + 7) // 8
+        w = f.bitwidth
+        if len(fid) + nb + 7 > _MAX_LEN:
+            return None
+        value = " or ".join(f"g[{group + j}]" for j in range(nb))
+        lines.append(f'    v{i} = from_bytes({value}, "big")')
+        if f.kind == "lpm":
+            # FieldMatch{08 fid 22 len LPM{0a k value 10 plen}}: LPM is k + 4 bytes long
+            def lpm(k: int, fid: bytes = fid) -> bytes:
+                lengths = bytes([len(fid) + k + 7]), bytes([k + 4]), bytes([k])
+                return (
+                    b"\x12"
+                    + lengths[0]
+                    + b"\x08"
+                    + fid
+                    + b"\x22"
+                    + lengths[1]
+                    + b"\x0a"
+                    + lengths[2]
+                )
+
+            alt, n = _value(lpm, nb)
+            # the prefix length (0, a don't-care, is not sent: the field is omitted)
+            pattern += alt + b"\\x10([\\x01-\\x7f])"
+            lines += [
+                f"    plen = g[{group + nb}][0]",
+                f"    if plen > {w} or v{i} >> {w} or v{i} & ((1 << ({w} - plen)) - 1):",
+                "        return False",
+            ]
+            made.append(f"Lpm(v{i}, plen)")
+            group += n + 1
+        else:
+            # FieldMatch{08 fid 12 len Exact{0a k value}}
+            def exact(k: int, fid: bytes = fid) -> bytes:
+                lengths = bytes([len(fid) + k + 5]), bytes([k + 2]), bytes([k])
+                return (
+                    b"\x12"
+                    + lengths[0]
+                    + b"\x08"
+                    + fid
+                    + b"\x12"
+                    + lengths[1]
+                    + b"\x0a"
+                    + lengths[2]
+                )
+
+            alt, n = _value(exact, nb)
+            pattern += alt
+            lines += [f"    if v{i} >> {w}:", "        return False"]
+            made.append(f"Exact(v{i})")
+            group += n
+    lines.append(f"    matches = ({''.join(m + ', ' for m in made)})")
+    return pattern, group, lines
+
+
 def wire_insert_function(
     table_id: int,
     order: Sequence[FieldInfo],
     actions: Sequence[ActionForm],
     names: dict[str, Any],
 ) -> Callable[[bytes, int], bool] | None:
-    """`insert(update_bytes, now_us) -> bool` for a table keyed by one exact or lpm field
-    (None for other tables, or when an id or a length would not fit the encodings
-    above). `names` binds `plan` (its `stale` flag is set) and `add` (the engine table's
-    `add_plain`)."""
-    if len(order) != 1 or order[0].kind not in ("exact", "lpm") or table_id >> 28:
-        return None
-    f = order[0]
+    """`insert(update_bytes, now_us) -> bool` for a table keyed by exact fields and at
+    most one lpm field (None for other tables, or when an id or a length would not fit
+    the encodings above). `names` binds `plan` (its `stale` flag is set) and `add` (the
+    engine table's `add_plain`)."""
     tid = dispatch_key(table_id)
-    if len(tid) != 5:
+    made = _key(order)
+    if made is None or len(tid) != 5:
         return None
-    fid = varint(f.id)
-    nb = (f.bitwidth + 7) // 8
-    if f.kind == "lpm":
-        # FieldMatch{08 fid 22 len LPM{0a k value 10 plen}}: LPM is k + 4 bytes long
-        def key_prefix(k: int) -> bytes:
-            return (
-                b"\x12"
-                + bytes([len(fid) + k + 7])
-                + b"\x08"
-                + fid
-                + b"\x22"
-                + bytes([k + 4])
-                + b"\x0a"
-                + bytes([k])
-            )
-
-        key, ngroups = _value(key_prefix, nb)
-        key += b"\\x10([\\x01-\\x7f])"  # the prefix length (0 is not encoded: a don't-care)
-        ngroups += 1
-    else:
-        # FieldMatch{08 fid 12 len Exact{0a k value}}
-        def key_prefix(k: int) -> bytes:
-            return (
-                b"\x12"
-                + bytes([len(fid) + k + 5])
-                + b"\x08"
-                + fid
-                + b"\x12"
-                + bytes([k + 2])
-                + b"\x0a"
-                + bytes([k])
-            )
-
-        key, ngroups = _value(key_prefix, nb)
-    if len(fid) + nb + 7 > _MAX_LEN:
-        return None
+    key, ngroups, key_lines = made
     parts: list[bytes] = []
     lines = [
         "def insert(b, now_us):",
@@ -132,19 +165,8 @@ def wire_insert_function(
         "    if b[3] != n - 4 or b[5] != n - 6 or b[p + 1] != n - p - 2 or b[p + 3] != n - p - 4:",
         "        return False",
         "    g = m.groups()",
+        *key_lines,
     ]
-    value = " or ".join(f"g[{i}]" for i in range(nb))
-    lines.append(f'    v = from_bytes({value}, "big")')
-    if f.kind == "lpm":
-        w = f.bitwidth
-        lines += [
-            f"    plen = g[{nb}][0]",
-            f"    if plen > {w} or v >> {w} or v & ((1 << ({w} - plen)) - 1):",
-            "        return False",
-            "    matches = (Lpm(v, plen),)",
-        ]
-    else:
-        lines += [f"    if v >> {f.bitwidth}:", "        return False", "    matches = (Exact(v),)"]
     group = ngroups + 1  # 1-based: the ACTION group comes next
     action_group = group
     group += 1
