@@ -35,6 +35,7 @@ class Wire:
         "loop",
         "loss",
         "lost",
+        "now",
         "packets",
         "rate_bps",
         "rng",
@@ -55,6 +56,7 @@ class Wire:
         bin_ns: int,
     ) -> None:
         self.loop = loop
+        self.now = loop.clock.now_ns
         # packets on a wire arrive in the order they are sent: one lane of events
         self.lane = loop.lane()
         self.a, self.a_port, self.b, self.b_port = a, a_port, b, b_port
@@ -82,9 +84,10 @@ class Wire:
         if not self.up or (self.loss and self.rng.random() < self.loss):
             self.lost += 1
             return ser
-        now = self.loop.clock.now_ns()
+        now = self.now()
         self.packets += 1
         b = now // self.bin_ns
-        self.bins[b] = self.bins.get(b, 0) + n
+        bins = self.bins
+        bins[b] = bins.get(b, 0) + n
         self.lane.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
         return ser

@@ -103,13 +103,16 @@ class SwitchNode:
     def _schedule(self, t: float) -> None:
         """Wake at `t` (rounded up to a whole ns, not before now), the time the switch's
         next queued packet leaves, unless a wake-up is due earlier."""
+        wake_at = self.wake_at
+        if wake_at is not None and t >= wake_at:
+            return  # the pending wake-up (a whole ns, not before now) comes first
         ti = int(t)
         if ti < t:
             ti += 1
         now = self.loop.clock.now_ns()
         if ti < now:
             ti = now
-        if self.wake_at is None or ti < self.wake_at:
+        if wake_at is None or ti < wake_at:
             self.wake_at = ti
             self.loop.at(ti, self.wake, ti)
 
