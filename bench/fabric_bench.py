@@ -12,18 +12,17 @@ Run: `python -m bench.fabric_bench [--packets N] [--bytecodes]`.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import Counter
 from pathlib import Path
-from types import FrameType
-from typing import Any
+from types import CodeType
 
 from softswitch.clock import SimClock
 from softswitch.compiler import compile_file
 from softswitch.engine.matches import Exact, Lpm
 from softswitch.v1model.switch import Switch
 
+from .bytecodes import counting_bytecodes
 from .engine_bench import ipv4_frame
 
 FABRIC = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
@@ -65,28 +64,10 @@ def setup(program, mode: str) -> Switch:  # type: ignore[no-untyped-def]
     return sw
 
 
-def bytecode_counts(sw: Switch, frames: list[bytes], packets: int) -> Counter[str]:
-    """Bytecode instructions executed per function (qualified name, file) while `sw`
-    processes `packets` of `frames` in turn (a tracing hook sees every instruction)."""
-    counts: Counter[str] = Counter()
-
-    def trace(frame: FrameType, event: str, _arg: Any) -> Any:
-        frame.f_trace_opcodes = True
-        frame.f_trace_lines = False
-        if event == "opcode":
-            code = frame.f_code
-            where = code.co_filename
-            where = "generated" if where.startswith("<softswitch:") else Path(where).name
-            counts[f"{code.co_qualname.rsplit('.', 1)[-1]} ({where})"] += 1
-        return trace
-
-    sys.settrace(trace)
-    try:
-        for i in range(packets):
-            sw.process(1, frames[i % len(frames)])
-    finally:
-        sys.settrace(None)
-    return counts
+def _function_label(code: CodeType) -> str:
+    where = code.co_filename
+    where = "generated" if where.startswith("<softswitch:") else Path(where).name
+    return f"{code.co_qualname.rsplit('.', 1)[-1]} ({where})"
 
 
 def print_bytecodes(program, packets: int) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +80,10 @@ def print_bytecodes(program, packets: int) -> None:  # type: ignore[no-untyped-d
         frames = [ipv4_frame(64, 0x0B000001 + f, 0x0A000001, 1000 + f) for f in range(64)]
         for i in range(64):  # tables, caches and structs warmed up, as in the timed runs
             sw.process(1, frames[i])
-        counts = bytecode_counts(sw, frames, packets)
+        counts: Counter[str] = Counter()
+        with counting_bytecodes(counts, _function_label):
+            for i in range(packets):
+                sw.process(1, frames[i % len(frames)])
         top = ", ".join(f"{name} {n / packets:.0f}" for name, n in counts.most_common(5))
         print(f"{mode:<20} {sum(counts.values()) / packets:>8,.0f}   {top}", flush=True)
 

@@ -25,13 +25,15 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from types import FrameType
+from types import CodeType
 from typing import Any
 from unittest import mock
 
 from controller.topology import load_topology
 from fabricsim.events import EventLoop
 from fabricsim.run import MODES, SimConfig, fabric_program, simulate
+
+from .bytecodes import counting_bytecodes
 
 ROOT = Path(__file__).resolve().parents[1]
 # (label, test on a profiled function's file name), first match wins
@@ -80,30 +82,17 @@ def loop_profile(topo: Any, cfg: SimConfig) -> dict[str, float]:
 def loop_bytecodes(topo: Any, cfg: SimConfig) -> tuple[Counter[str], int]:
     """Bytecode instructions the event loop executes, per group of files (the
     PROFILE_GROUPS labels), and the run's packet-hops."""
-    files: dict[str, str] = {}
     counts: Counter[str] = Counter()
 
-    def trace(frame: FrameType, event: str, _arg: Any) -> Any:
-        frame.f_trace_opcodes = True
-        frame.f_trace_lines = False
-        if event == "opcode":
-            name = frame.f_code.co_filename
-            label = files.get(name)
-            if label is None:
-                label = files[name] = next(
-                    (lbl for lbl, match in PROFILE_GROUPS if match(name)), "other"
-                )
-            counts[label] += 1
-        return trace
+    def label(code: CodeType) -> str:
+        name = code.co_filename
+        return next((lbl for lbl, match in PROFILE_GROUPS if match(name)), "other")
 
     run = EventLoop.run
 
     def traced(self: EventLoop, *args: Any, **kw: Any) -> int:
-        sys.settrace(trace)
-        try:
+        with counting_bytecodes(counts, label):
             return run(self, *args, **kw)
-        finally:
-            sys.settrace(None)
 
     with mock.patch.object(EventLoop, "run", traced):
         r = simulate(topo, cfg)
