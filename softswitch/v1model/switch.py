@@ -380,7 +380,6 @@ class Switch:
         t = next_time()
         if t is None or t > t_until:
             return
-        per_us = self._ticks_per_us
         ticks = self._ticks
         sim_clock = self.clock if isinstance(self.clock, SimClock) else None
         while t is not None and t <= t_until:
@@ -392,35 +391,30 @@ class Switch:
             got = tm.dequeue(when)
             if got is None:
                 return
-            port, _prio, entry, deq_depth = got
-            ps, depth, truncate = entry.item
-            std = ps.std
-            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
-            std.enq_qdepth = entry.enq_qdepth
-            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
-            std.deq_qdepth = deq_depth
-            self._egress(port, ps, depth, truncate)
+            self._dequeued(got, now)
             t = next_time()
 
     def _serve_external(self, t_until: float, now: int) -> None:
         """`_serve` on an external clock, which stands still while the switch serves:
         every packet due by `t_until` leaves at `now`."""
         dequeue = self.tm.dequeue
+        dequeued = self._dequeued
         got = dequeue(t_until)  # None: nothing due by then
-        if got is None:
-            return
-        per_us = self._ticks_per_us
-        egress = self._egress
         while got is not None:
-            port, _prio, entry, deq_depth = got
-            ps, depth, truncate = entry.item
-            std = ps.std
-            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
-            std.enq_qdepth = entry.enq_qdepth
-            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
-            std.deq_qdepth = deq_depth
-            egress(port, ps, depth, truncate)
+            dequeued(got, now)
             got = dequeue(t_until)
+
+    def _dequeued(self, got: tuple[int, int, Any, int], now: float) -> None:
+        """A packet the traffic manager let go at `now`: its queue metadata, then egress."""
+        port, _prio, entry, deq_depth = got
+        ps, depth, truncate = entry.item
+        per_us = self._ticks_per_us
+        std = ps.std
+        std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
+        std.enq_qdepth = entry.enq_qdepth
+        std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
+        std.deq_qdepth = deq_depth
+        self._egress(port, ps, depth, truncate)
 
     def _enqueue(
         self, eport: int, ps: _Pass, depth: int, truncate: int = 0, at_once: bool = False
