@@ -70,6 +70,18 @@ def _value(prefix: Callable[[int], bytes], nbytes: int) -> tuple[bytes, int]:
     return b"(?:" + b"|".join(alts) + b")", nbytes
 
 
+def _field_match(fid: bytes, tag: int, after: int) -> Callable[[int], bytes]:
+    """The bytes of a FieldMatch{08 fid <tag> len {0a k value ...}} before its k-byte value,
+    for each k: `tag` 12 for Exact, 22 for LPM; `after`: the bytes its inner message holds
+    after the value (LPM: 10 plen, 2). One-byte lengths (checked by the caller)."""
+
+    def prefix(k: int) -> bytes:
+        inner = k + 2 + after
+        return bytes([0x12, len(fid) + 3 + inner, 0x08, *fid, tag, inner, 0x0A, k])
+
+    return prefix
+
+
 def _key(order: Sequence[FieldInfo]) -> tuple[bytes, int, list[str]] | None:
     """For a key of exact fields and at most one lpm field: the expression of its
     FieldMatches, all present and in key order (a client may send them in any order; it
@@ -91,21 +103,8 @@ def _key(order: Sequence[FieldInfo]) -> tuple[bytes, int, list[str]] | None:
         value = " or ".join(f"g[{group + j}]" for j in range(nb))
         lines.append(f'    v{i} = from_bytes({value}, "big")')
         if f.kind == "lpm":
-            # FieldMatch{08 fid 22 len LPM{0a k value 10 plen}}: LPM is k + 4 bytes long
-            def lpm(k: int, fid: bytes = fid) -> bytes:
-                lengths = bytes([len(fid) + k + 7]), bytes([k + 4]), bytes([k])
-                return (
-                    b"\x12"
-                    + lengths[0]
-                    + b"\x08"
-                    + fid
-                    + b"\x22"
-                    + lengths[1]
-                    + b"\x0a"
-                    + lengths[2]
-                )
-
-            alt, n = _value(lpm, nb)
+            # FieldMatch{08 fid 22 len LPM{0a k value 10 plen}}
+            alt, n = _value(_field_match(fid, 0x22, 2), nb)
             # the prefix length (0, a don't-care, is not sent: the field is omitted)
             pattern += alt + b"\\x10([\\x01-\\x7f])"
             lines += [
@@ -117,20 +116,7 @@ def _key(order: Sequence[FieldInfo]) -> tuple[bytes, int, list[str]] | None:
             group += n + 1
         else:
             # FieldMatch{08 fid 12 len Exact{0a k value}}
-            def exact(k: int, fid: bytes = fid) -> bytes:
-                lengths = bytes([len(fid) + k + 5]), bytes([k + 2]), bytes([k])
-                return (
-                    b"\x12"
-                    + lengths[0]
-                    + b"\x08"
-                    + fid
-                    + b"\x12"
-                    + lengths[1]
-                    + b"\x0a"
-                    + lengths[2]
-                )
-
-            alt, n = _value(exact, nb)
+            alt, n = _value(_field_match(fid, 0x12, 0), nb)
             pattern += alt
             lines += [f"    if v{i} >> {w}:", "        return False"]
             made.append(f"Exact(v{i})")
