@@ -19,6 +19,7 @@ from softswitch.engine.errors import (
     SwitchError,
 )
 from softswitch.engine.matches import Exact, Lpm, Match, Ternary, Wildcard
+from softswitch.engine.tables import Table
 from tests.p4util import program, switch
 
 HDR = "header h_t { bit<8> a; bit<16> b; bit<8> r; }"
@@ -64,15 +65,35 @@ def _outcome(add: Callable[..., object], *args: object, **kw: object) -> tuple[t
     return None
 
 
-@pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_add_plain_gives_what_add_gives(shape: str) -> None:
+WIDTHS = (8, 16)
+
+
+def _twin_tables(shape: str) -> tuple[tuple[str, ...], Table, Table, bool, random.Random]:
+    """The shape's match kinds, the table `I.t` of two switches of its program, whether
+    it has priorities, and a random source seeded by the shape."""
     kinds = SHAPES[shape]
     source = _program(kinds)
     ta = switch(source).tables["I.t"]
     tb = switch(source).tables["I.t"]
-    widths = (8, 16)
-    prio = ta.spec.has_priority
-    rng = random.Random(shape)
+    return kinds, ta, tb, ta.spec.has_priority, random.Random(shape)
+
+
+def _assert_same_lookups(ta: Table, tb: Table, kinds: tuple[str, ...], rng: random.Random) -> None:
+    """500 random keys hit the same entries (hit, action, arguments, entry) in both."""
+    for _ in range(500):
+        key = (
+            rng.randrange(64) if kinds[0] == "exact" else rng.randrange(256),
+            rng.randrange(1 << 16),
+        )
+        ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
+        assert (ra[0], ra[1], ra[3]) == (rb[0], rb[1], rb[3])  # hit, action, arguments
+        assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_add_plain_gives_what_add_gives(shape: str) -> None:
+    kinds, ta, tb, prio, rng = _twin_tables(shape)
+    widths = WIDTHS
     errors = {AlreadyExists: 0, ResourceExhausted: 0}
     last: tuple[tuple[Match, ...], int] = ((), 0)
     for n in range(120):  # 40 places: duplicates early, a full table later
@@ -95,27 +116,15 @@ def test_add_plain_gives_what_add_gives(shape: str) -> None:
     same = [(e.matches, e.priority, e.action, e.args, e.seq) for e in ta.entries.values()]
     assert same == [(e.matches, e.priority, e.action, e.args, e.seq) for e in tb.entries.values()]
     assert len(same) == 40
-    for _ in range(500):
-        key = (
-            rng.randrange(64) if kinds[0] == "exact" else rng.randrange(256),
-            rng.randrange(1 << 16),
-        )
-        ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
-        assert (ra[0], ra[1], ra[3]) == (rb[0], rb[1], rb[3])  # hit, action, arguments
-        assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
+    _assert_same_lookups(ta, tb, kinds, rng)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_delete_plain_gives_what_delete_gives(shape: str) -> None:
     """The same entries removed, the same errors (no such entry, a constant entry), the
     same lookups afterwards."""
-    kinds = SHAPES[shape]
-    source = _program(kinds)
-    ta = switch(source).tables["I.t"]
-    tb = switch(source).tables["I.t"]
-    widths = (8, 16)
-    prio = ta.spec.has_priority
-    rng = random.Random(shape)
+    kinds, ta, tb, prio, rng = _twin_tables(shape)
+    widths = WIDTHS
     placed: list[tuple[tuple[Match, ...], int]] = []
     for n in range(60):
         matches = tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False))
@@ -153,14 +162,7 @@ def test_delete_plain_gives_what_delete_gives(shape: str) -> None:
     same = [(e.matches, e.priority, e.seq) for e in ta.entries.values()]
     assert same == [(e.matches, e.priority, e.seq) for e in tb.entries.values()]
     assert 0 < len(same) < len(placed)
-    for _ in range(500):
-        key = (
-            rng.randrange(64) if kinds[0] == "exact" else rng.randrange(256),
-            rng.randrange(1 << 16),
-        )
-        ra, rb = ta.hot(key[: len(kinds)]), tb.hot(key[: len(kinds)])
-        assert (ra[0], ra[3]) == (rb[0], rb[3])
-        assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
+    _assert_same_lookups(ta, tb, kinds, rng)
 
 
 @pytest.mark.parametrize("how", ["add_plain", "add", "delete_plain"])
