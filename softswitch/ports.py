@@ -4,7 +4,11 @@ Every port speaks the `Port` protocol: `send(data)` puts a frame on the wire, `r
 returns the next frame from the wire (None when `timeout` seconds pass first) and raises
 `PortClosed` once no frame will ever come (closed, end of a file, or a send-only port).
 `SwitchRuntime` runs one receive thread per port; a port's `send` is only called with the
-runtime's lock held, so a port needs no locking of its own for sending.
+runtime's lock held, so a port needs no locking of its own for sending. A port that
+buffers its output has `flush()`, which the runtime calls after every batch (it may return
+how many frames the port refused: they count as transmit errors); a port that also has
+`send_later(data)` is given frames through it, to be sent at that `flush` (AF_PACKET
+ports: a transmit ring).
 
 - `QueuePort`: in-process queues, for tests and simulators; `queue_link()` wires two ports
   back to back (a cable between two switches).

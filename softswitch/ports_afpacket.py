@@ -2,12 +2,15 @@
 `in_netns` (open an interface inside a network namespace).
 
 A `RawSocketPort` receives through a PACKET_MMAP ring (`ports_ring.RxRing`: no system call
-per frame while frames wait) and sends with one `send` per frame on a socket of its own
-that receives nothing. It turns the interface's checksum and segmentation offloads off,
+per frame while frames wait) and sends on sockets of its own that receive nothing: `send`
+puts one frame on the wire at once; `send_later` queues frames that `flush` writes into a
+PACKET_MMAP transmit ring (`ports_txring.TxRing`) and hands to the kernel with one system
+call (the switch runtime flushes after every batch). It turns the interface's checksum and segmentation offloads off,
 ignores the frames this host sent on the interface, puts back VLAN tags the kernel moved
 into metadata, and completes checksums a peer left to "hardware" (CHECKSUM_PARTIAL),
 because a user-space switch that forwards such a frame unchanged would deliver a bad
-TCP/UDP checksum. Where the kernel refuses a ring, frames are received with `recvmsg`.
+TCP/UDP checksum. Where the kernel refuses a receive ring, frames are received with
+`recvmsg`; where it refuses a transmit ring, `send_later` sends at once.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from .ports_ring import (
     frame_size_for_mtu,
     insert_vlan,
 )
+from .ports_txring import TxRing
 
 __all__ = ["RawSocketPort", "disable_offloads", "in_netns"]
 
@@ -57,6 +61,7 @@ SIOCGIFMTU = 0x8921
 SIOCETHTOOL = 0x8946
 CLONE_NEWNET = 0x40000000
 _RING_BYTES = 2 << 20  # receive ring memory per port
+_TX_SLOTS = 128  # transmit ring slots per port: a burst fits twice; few, so they stay cached
 # legacy ethtool "set" commands, each taking a struct ethtool_value {u32 cmd, u32 data}
 _OFFLOADS = {
     "rx": 0x15,  # ETHTOOL_SRXCSUM
@@ -137,7 +142,12 @@ class RawSocketPort:
     is put in promiscuous mode for as long as the port is open; the interface must be up.
     `netns` names a namespace (`ip netns add`) to open the interface in. `ring=False`
     receives with `recvmsg` instead of a PACKET_MMAP ring (`rcvbuf` bytes of socket buffer
-    then hold the frames waiting; a ring holds about 2 MiB of slots).
+    then hold the frames waiting; a ring holds about 2 MiB of slots). `tx_ring=False`
+    makes `send_later` send each frame at once instead of through a transmit ring.
+
+    `send(data)` puts a frame on the wire now (after any still queued by `send_later`);
+    `send_later(data)` queues it and `flush()` sends the queue, in order, returning how
+    many frames the interface refused (a switch runtime counts them as transmit errors).
 
     Received frames are the frames on the wire: frames sent out of the interface (by us or
     anyone on this host) are skipped, a VLAN tag the kernel stripped is put back, a checksum
@@ -152,6 +162,7 @@ class RawSocketPort:
         offloads: bool = False,
         rcvbuf: int = 4 << 20,
         ring: bool = True,
+        tx_ring: bool = True,
     ) -> None:
         self.iface = iface
         self.netns = netns
@@ -160,11 +171,16 @@ class RawSocketPort:
         self._closed = False
         self._pending: deque[bytes] = deque()
         self._ring: RxRing | None = None
+        self._txring: TxRing | None = None
+        self._txring_sock: socket.socket | None = None
         self._wake_r, self._wake_w = os.pipe()
-        self._sock, self._tx = in_netns(netns, lambda: self._open(offloads, rcvbuf, ring))
+        self._sock, self._tx = in_netns(netns, lambda: self._open(offloads, rcvbuf, ring, tx_ring))
         self._sock.setblocking(False)
         self._fd = self._sock.fileno()
-        self.send = self._tx.send  # type: ignore[method-assign,assignment]  # one call, not two
+        # one call per frame, not two: a list's append, or the socket's send
+        self.send_later: Callable[[bytes], object] = (
+            self._txring.queue if self._txring is not None else self._tx.send
+        )
 
     @property
     def gso_dropped(self) -> int:
@@ -176,7 +192,14 @@ class RawSocketPort:
         """Whether frames are received through a PACKET_MMAP ring (else `recvmsg`)."""
         return self._ring is not None
 
-    def _open(self, offloads: bool, rcvbuf: int, ring: bool) -> tuple[socket.socket, socket.socket]:
+    @property
+    def uses_tx_ring(self) -> bool:
+        """Whether `send_later` frames go out through a PACKET_MMAP transmit ring."""
+        return self._txring is not None
+
+    def _open(
+        self, offloads: bool, rcvbuf: int, ring: bool, tx_ring: bool
+    ) -> tuple[socket.socket, socket.socket]:
         if not offloads:
             try:
                 self.offload_results = disable_offloads(self.iface)
@@ -191,9 +214,10 @@ class RawSocketPort:
                 s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)  # Linux >= 4.20
             except OSError:
                 pass  # outgoing frames are recognised by their packet type
+            mtu = _mtu(s, self.iface)
             if ring:
                 try:
-                    size = frame_size_for_mtu(_mtu(s, self.iface))
+                    size = frame_size_for_mtu(mtu)
                     self._ring = RxRing(s, self.iface, size, max(64, _RING_BYTES // size))
                 except OSError as e:
                     log.info("%s: no receive ring (%s): receiving with recvmsg", self.iface, e)
@@ -210,6 +234,8 @@ class RawSocketPort:
             # sending: protocol 0, so this socket receives nothing and needs no vnet header
             tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
             tx.bind((self.iface, 0))
+            if tx_ring:
+                self._open_tx_ring(mtu, tx.send)
         except BaseException:
             if self._ring is not None:
                 self._ring.close()
@@ -219,9 +245,32 @@ class RawSocketPort:
             raise
         return s, tx
 
+    def _open_tx_ring(self, mtu: int, send_one: Callable[[bytes], object]) -> None:
+        """A transmit ring on a socket of its own (frames longer than the MTU at opening
+        go out through `send_one`); none, and a log line, when the kernel refuses it."""
+        rs = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+        try:
+            self._txring = TxRing(rs, frame_size_for_mtu(mtu), _TX_SLOTS, mtu + 14, send_one)
+            rs.bind((self.iface, 0))
+        except OSError as e:
+            log.info("%s: no transmit ring (%s): sending frame by frame", self.iface, e)
+            if self._txring is not None:
+                self._txring.close()
+                self._txring = None
+            rs.close()
+            return
+        self._txring_sock = rs
+
     def send(self, data: bytes) -> None:
         """Put `data` on the wire (OSError when the interface refuses it, e.g. above MTU)."""
+        if self._txring is not None and self._txring.queued:
+            self.flush()
         self._tx.send(data)
+
+    def flush(self) -> int:
+        """Send the frames `send_later` queued, in order; returns how many the interface
+        refused (down, gone, longer than its MTU)."""
+        return self._txring.flush() if self._txring is not None else 0
 
     def recv(self, timeout: float | None = None) -> bytes | None:
         if self._pending:
@@ -312,6 +361,10 @@ class RawSocketPort:
             os.write(self._wake_w, b"x")
         if self._ring is not None:
             self._ring.close()
+        if self._txring is not None:
+            self._txring.close()
+        if self._txring_sock is not None:
+            self._txring_sock.close()
         self._tx.close()
         self._sock.close()
         # the pipe stays open until the port is collected: a recv may still select on it

@@ -17,8 +17,9 @@ the frame was one this host sent) and, as the socket has PACKET_VNET_HDR on, a
 than a slot holds (the interface's MTU raised after the ring was made) is dropped and
 counted, as a NIC drops a frame above its MTU.
 
-The slot's status is read before its contents and written last; x86-64 keeps stores and
-loads in that order, and the kernel orders its own side with barriers.
+The slot's status is read before its contents (first in the one `struct` reading of the
+header) and written last; x86-64 keeps stores and loads in that order, and the kernel
+orders its own side with barriers.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import logging
 import mmap
 import socket
 import struct
-import sys
 
 __all__ = ["RxRing", "complete_checksum", "frame_size_for_mtu"]
 
@@ -47,15 +47,18 @@ VIRTIO_NET_HDR_F_NEEDS_CSUM = 1
 
 # tpacket2_hdr: status, len, snaplen, mac, net, sec, nsec, vlan_tci, vlan_tpid (+4 padding)
 _TP2 = struct.Struct("=IIIHHIIHH")
-_HEAD = struct.Struct("=IIH")  # tp_len, tp_snaplen, tp_mac (at offset 4)
 _TP2_ALIGNED = 32  # TPACKET_ALIGN(sizeof(struct tpacket2_hdr)): the sockaddr_ll follows
 _SLL_PKTTYPE = _TP2_ALIGNED + 10  # sockaddr_ll: family, protocol, ifindex, hatype, pkttype
 _VNET = struct.Struct("=BBHHHH")  # flags, gso_type, hdr_len, gso_size, csum_start, csum_offset
 # where the kernel puts an Ethernet frame in a slot: TPACKET_ALIGN(TPACKET2_HDRLEN + 16)
 # plus the virtio_net_hdr, minus the 14-byte MAC header
 _FRAME_OFFSET = 80 + _VNET.size - 14
+# what `drain` needs of a slot whose frame is at _FRAME_OFFSET, in one reading: tp_status,
+# tp_len, tp_snaplen, tp_mac, the sockaddr_ll's packet type, the virtio flags and gso_type
+_SLOT = struct.Struct(
+    f"=IIIH{_SLL_PKTTYPE - 14}xB{_FRAME_OFFSET - _VNET.size - _SLL_PKTTYPE - 1}xBB"
+)
 _TPACKET_REQ = struct.Struct("=IIII")  # block_size, block_nr, frame_size, frame_nr
-_STATUS_BYTE = 0 if sys.byteorder == "little" else 3  # the status flags' low byte
 _FREE = bytes(4)  # TP_STATUS_KERNEL
 
 
@@ -129,29 +132,27 @@ class RxRing:
         out: list[bytes] = []
         append = out.append
         i, n, size = self._head, self.frames, self.frame_size
-        sb = _STATUS_BYTE
-        unpack = _HEAD.unpack_from
+        unpack = _SLOT.unpack_from
+        free = _FREE
         for _ in range(limit):
             off = i * size
-            status = mm[off + sb]
+            status, length, snap, mac, pkttype, vflags, gso = unpack(mm, off)
             if not status & TP_STATUS_USER:
                 break
-            length, snap, mac = unpack(mm, off + 4)
-            start = off + mac
-            # the common frame: whole, received (not sent), no GSO, checksum and VLAN done
+            # the common frame: whole, received (not sent), no virtio flags (no checksum to
+            # complete) and no GSO, no VLAN tag taken out
             if (
                 snap == length
-                and mm[off + _SLL_PKTTYPE] != PACKET_OUTGOING
-                and not mm[start - _VNET.size] & VIRTIO_NET_HDR_F_NEEDS_CSUM  # virtio flags
-                and not mm[start - _VNET.size + 1]  # virtio gso_type
-                and not status & TP_STATUS_VLAN_VALID
+                and mac == _FRAME_OFFSET
+                and not (vflags or gso or status & TP_STATUS_VLAN_VALID)
+                and pkttype != PACKET_OUTGOING
             ):
-                append(mm[start : start + snap])
+                append(mm[off + mac : off + mac + snap])
             else:
                 frame = self._unusual(mm, off, status)
                 if frame is not None:
                     append(frame)
-            mm[off : off + 4] = _FREE  # the slot goes back to the kernel
+            mm[off : off + 4] = free  # the slot goes back to the kernel
             i = i + 1 if i + 1 < n else 0
         self._head = i
         return out

@@ -24,7 +24,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, repeat
 from typing import cast
 
 from .clock import Clock, SimClock, WallClock
@@ -90,7 +90,11 @@ class SwitchRuntime:
         self._driven = isinstance(self.clock, SimClock)
         self._pending: deque[Output] = deque(maxlen=_PENDING_MAX)
         self._queue_settings: list[tuple[str, int | None, int | None, object]] = []
-        self._flushes: list[Callable[[], None]] = []  # ports that buffer output (pcap files)
+        # how each port takes a frame: `send_later` where it has one (sent at its `flush`)
+        self._senders: dict[int, Callable[[bytes], object]] = {}
+        # ports that buffer output (pcap files, transmit rings): called after every batch;
+        # a flush may return how many frames the port refused
+        self._flushes: list[Callable[[], int | None]] = []
 
     # ------------------------------------------------------------ pipeline
     def load(self, compiled: CompiledProgram) -> Switch:
@@ -170,6 +174,7 @@ class SwitchRuntime:
         with self.lock:
             old = self.ports.get(port_no)
             self.ports[port_no] = port
+            self._senders[port_no] = getattr(port, "send_later", port.send)
             self._flushes = [f for p in self.ports.values() if (f := getattr(p, "flush", None))]
             running = self._running
         if old is not None and old is not port:
@@ -217,15 +222,16 @@ class SwitchRuntime:
         taken = 0
         while batch := list(islice(it, chunk)):
             taken += len(batch)
-            self._run_batch(batch)
+            self._run_batch(batch, len(batch))
         return taken
 
-    def _run_batch(self, batch: list[tuple[int, bytes]]) -> None:
+    def _run_batch(self, batch: Iterable[tuple[int, bytes]], count: int) -> None:
+        """Inject `count` (port, frame) pairs under one hold of the lock."""
         stats = self.stats
         with self.lock:
             sw = self.switch
             if sw is None:
-                stats.no_pipeline += len(batch)
+                stats.no_pipeline += count
                 return
             receive = sw.receive
             outs: list[Output] = []
@@ -247,7 +253,7 @@ class SwitchRuntime:
             finally:
                 if hold:
                     sw.release_time()
-            stats.rx += len(batch)
+            stats.rx += count
             cpu, digests = self._deliver(sw, outs)
             if self._running and sw.tm.configured and sw.tm.next_time() is not None:
                 self._wake.notify()
@@ -276,34 +282,39 @@ class SwitchRuntime:
         listeners, to be called once the lock is released."""
         cpu: list[bytes] = []
         stats = self.stats
-        ports = self.ports
+        senders = self._senders
         cpu_port = self.cpu_port
         if self._driven:
             self._pending.extend(outs)
         sent = 0
         for o in outs:
-            port = ports.get(o.port)
-            if port is None or o.port == cpu_port:
+            send = senders.get(o.port)
+            if send is None or o.port == cpu_port:
                 if o.port == cpu_port:
                     cpu.append(o.data)
-                    if port is None:
+                    if send is None:
                         sent += 1
                         continue
                 else:
                     stats.unattached += 1
                     continue
             try:
-                port.send(o.data)
+                send(o.data)
                 sent += 1
             except OSError as e:
                 stats.tx_errors += 1
                 log.debug("port %d: send failed: %s", o.port, e)
-        stats.tx += sent
         for flush in self._flushes:
             try:
-                flush()
+                refused = flush()
             except OSError as e:
                 log.warning("writing a port's output failed: %s", e)
+                continue
+            if refused:
+                sent -= refused
+                stats.tx_errors += refused
+                log.debug("a port refused %d frames", refused)
+        stats.tx += sent
         digests = sw.digests
         if digests:
             sw.digests = []
@@ -352,7 +363,7 @@ class SwitchRuntime:
                 if burst is not None:
                     frames = burst(0.25, _BURST)
                     if frames and self.ports.get(port_no) is port:
-                        self._run_batch([(port_no, f) for f in frames])
+                        self._run_batch(zip(repeat(port_no), frames), len(frames))
                     continue
                 data = port.recv(0.25)
             except PortClosed:

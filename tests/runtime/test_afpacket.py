@@ -230,3 +230,184 @@ def test_close_wakes_a_waiting_receiver(wires) -> None:  # type: ignore[no-untyp
     assert outcome == ["closed"]
     with pytest.raises(PortClosed):
         rx.recv(0)
+
+
+def test_tx_ring_sends_a_batch_at_flush_in_order_across_wrap_arounds(wires) -> None:  # type: ignore[no-untyped-def]
+    """`send_later` frames stay in the transmit ring until `flush`, then all leave in
+    order; batches longer than the ring (128 slots) and rounds that wrap around it lose
+    nothing and reorder nothing."""
+    ns, (a, b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name)
+    try:
+        assert tx.uses_tx_ring
+        first = eth(MARK + b"held")
+        tx.send_later(first)
+        assert collect(rx, 1, timeout=0.2) == []  # nothing leaves before the flush
+        assert tx.flush() == 0
+        assert collect(rx, 1) == [first]
+        for rnd, count in enumerate((50, 300, 90, 128)):
+            sent = [eth(MARK + struct.pack("!HH", rnd, i) + bytes(i % 60)) for i in range(count)]
+            for f in sent:
+                tx.send_later(f)
+            assert tx.flush() == 0
+            assert collect(rx, count) == sent
+        assert tx.flush() == 0  # nothing queued: nothing sent
+        assert collect(rx, 1, timeout=0.2) == []
+    finally:
+        tx.close()
+        rx.close()
+
+
+def test_send_goes_out_after_the_frames_queued_before_it(wires) -> None:  # type: ignore[no-untyped-def]
+    ns, (a, b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name)
+    try:
+        queued = [eth(MARK + bytes([i])) for i in range(3)]
+        for f in queued:
+            tx.send_later(f)
+        tx.send(eth(MARK + b"now"))
+        assert collect(rx, 4) == [*queued, eth(MARK + b"now")]
+    finally:
+        tx.close()
+        rx.close()
+
+
+def test_tx_ring_frames_above_the_mtu(wires) -> None:  # type: ignore[no-untyped-def]
+    """A frame longer than the MTU is refused (counted by `flush`) and the frames around
+    it still leave in order; after the MTU is raised, a frame longer than the ring's
+    slot size goes out (by a plain send) in its place in the order."""
+    ns, (a, b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name, ring=False)  # a receive ring would drop 3,900 bytes
+    try:
+        before, after = eth(MARK + b"before"), eth(MARK + b"after")
+        for f in (before, eth(MARK + bytes(1600)), after):
+            tx.send_later(f)
+        assert tx.flush() == 1
+        assert collect(rx, 3, timeout=1.0) == [before, after]
+        for iface in (a, b):
+            ns.run("ip", "link", "set", "dev", iface, "mtu", "4000")
+        big = eth(MARK + bytes(3900))
+        for f in (before, big, after):
+            tx.send_later(f)
+        assert tx.flush() == 0
+        assert collect(rx, 3) == [before, big, after]
+    finally:
+        tx.close()
+        rx.close()
+
+
+def test_tx_ring_frames_refused_while_the_interface_is_down(wires) -> None:  # type: ignore[no-untyped-def]
+    """While the interface is down, `flush` counts every queued frame as refused and
+    none of them leaves later; once it is up again, the ring sends as before."""
+    ns, (a, b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name)
+    try:
+        ns.run("ip", "link", "set", "dev", a, "down")
+        for i in range(5):
+            tx.send_later(eth(MARK + b"down" + bytes([i])))
+        assert tx.flush() == 5
+        ns.run("ip", "link", "set", "dev", a, "up")
+        time.sleep(0.2)  # the peer's carrier comes back
+        sent = [eth(MARK + b"up" + bytes([i])) for i in range(200)]
+        for f in sent:
+            tx.send_later(f)
+        assert tx.flush() == 0
+        assert collect(rx, 205, timeout=2.0) == sent
+    finally:
+        tx.close()
+        rx.close()
+
+
+def test_without_a_tx_ring_send_later_sends_at_once(wires, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`tx_ring=False`, or a kernel that refuses the transmit ring: `send_later` puts each
+    frame on the wire itself and `flush` has nothing to do."""
+    import softswitch.ports_afpacket as afp
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise OSError(22, "Invalid argument")
+
+    ns, (a, b), _ = wires
+    rx = RawSocketPort(b, netns=ns.name)
+    no_ring = RawSocketPort(a, netns=ns.name, tx_ring=False)
+    monkeypatch.setattr(afp, "TxRing", refuse)
+    refused = RawSocketPort(a, netns=ns.name)
+    try:
+        for port, tag in ((no_ring, b"off"), (refused, b"refused")):
+            assert not port.uses_tx_ring
+            frames = [eth(MARK + tag + bytes([i])) for i in range(3)]
+            for f in frames:
+                port.send_later(f)
+            assert collect(rx, 3) == frames  # before any flush
+            assert port.flush() == 0
+    finally:
+        no_ring.close()
+        refused.close()
+        rx.close()
+
+
+def test_runtime_counts_frames_a_tx_ring_refused(wires) -> None:  # type: ignore[no-untyped-def]
+    """The switch forwards a frame longer than the out port's MTU: the port refuses it
+    at the flush and the runtime counts a transmit error, not a frame sent."""
+    ns, (h1, s1), (s2, h2) = wires
+    ns.run("ip", "link", "set", "dev", s2, "mtu", "1000")
+    rt = SwitchRuntime()
+    rt.load(compiled(CROSS))
+    rt.add_port(1, RawSocketPort(s1, netns=ns.name))
+    rt.add_port(2, RawSocketPort(s2, netns=ns.name))
+    host1 = RawSocketPort(h1, netns=ns.name, offloads=True)
+    host2 = RawSocketPort(h2, netns=ns.name, offloads=True)
+    rt.start()
+    try:
+        small, big = eth(MARK + b"fits"), eth(MARK + bytes(1200))
+        for f in (small, big, small):
+            host1.send(f)
+        assert collect(host2, 3, timeout=1.0) == [small, small]
+    finally:
+        rt.stop()
+        host1.close()
+        host2.close()
+    assert (rt.stats.rx, rt.stats.tx, rt.stats.tx_errors) == (3, 2, 1)
+
+
+def test_tx_ring_waits_for_a_qdisc_that_holds_frames_back(wires) -> None:  # type: ignore[no-untyped-def]
+    """A rate-limiting qdisc (tbf) holds the frames in their slots and fills the socket's
+    small send buffer: `flush` waits for room instead of leaving frames unsent, and a batch
+    longer than the ring waits for slots; every frame leaves, in order."""
+    import socket
+
+    ns, (a, b), _ = wires
+    try:
+        ns.run(
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            a,
+            "root",
+            "tbf",
+            "rate",
+            "4mbit",
+            "burst",
+            "4kb",
+            "latency",
+            "2s",
+        )
+    except Exception as e:  # no tc, or no tbf in this kernel
+        pytest.skip(f"cannot add a tbf qdisc here: {e}")
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name)
+    try:
+        assert tx._txring_sock is not None
+        tx._txring_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        sent = [eth(MARK + struct.pack("!H", i) + bytes(60)) for i in range(300)]
+        for f in sent:
+            tx.send_later(f)
+        assert tx.flush() == 0
+        assert collect(rx, 300, timeout=5.0) == sent
+    finally:
+        tx.close()
+        rx.close()
