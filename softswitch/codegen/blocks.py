@@ -99,6 +99,9 @@ class Blocks:
         sym = ActionSym(d, py, qualified)
         self.st.scope.define(d.name, sym)
         self.tables.record_action(d, qualified)
+        if not d.params and not d.body.stmts and not self.st.trace_enabled:
+            self.st.out.line(f"{py} = _noop_action")
+            return sym
         saved_scope, saved_fn = self.st.scope, self.st.func_ctx
         self.st.scope = saved_scope.child("action")
         self.st.in_action = True

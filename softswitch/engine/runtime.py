@@ -31,6 +31,7 @@ __all__ = [
     "_lookahead_header",
     "_mk",
     "_new",
+    "_noop_action",
     "_reject",
     "_shl",
     "_to_signed",
@@ -43,6 +44,9 @@ HEADER_TOO_SHORT = 4
 PARSER_INVALID_ARGUMENT = 6
 
 _new = object.__new__
+# an action without parameters whose body is empty, as a table calls it: a C callable
+# taking no arguments (a call of a Python function costs a frame for nothing)
+_noop_action = tuple
 _Struct = struct.Struct  # a header's byte layout (see codegen/layout.py)
 
 
