@@ -50,6 +50,9 @@ class PacketContext:
         self.resubmit_request: int | None | bool = False
         self.recirculate_request: int | None | bool = False
         self.truncate_to: int | None = None
+        # a request or digest was made since the last reset (most packets make none: the
+        # switch then skips looking at each kind)
+        self.requested = False
         # set by generated code that may leave bits in an invalid header (the switch then
         # zeroes all of the packet's headers before reusing them, not only the valid ones)
         self.dirty = False
@@ -66,10 +69,14 @@ class PacketContext:
         self.dirty = False
         self.std = std
         self.packet_length = packet_length
-        self.clone_request = None
-        self.resubmit_request = False
-        self.recirculate_request = False
-        self.truncate_to = None
+        if self.requested:
+            self.requested = False
+            self.clone_request = None
+            self.resubmit_request = False
+            self.recirculate_request = False
+            self.truncate_to = None
+            if self.digests:  # taken by the switch after ingress
+                self.digests = []
 
     # ------------------------------------------------------------ externs
     def mark_to_drop(self, std: Any) -> None:
@@ -106,18 +113,23 @@ class PacketContext:
     def clone(self, ctype: str, session: int, field_list: int | None) -> None:
         """Request a clone (I2E in ingress, E2E in egress); the last request wins as in BMv2."""
         self.clone_request = (ctype, session, field_list)
+        self.requested = True
 
     def resubmit(self, field_list: int | None) -> None:
         self.resubmit_request = field_list if field_list is not None else None
+        self.requested = True
 
     def recirculate(self, field_list: int | None) -> None:
         self.recirculate_request = field_list if field_list is not None else None
+        self.requested = True
 
     def truncate(self, length: int) -> None:
         self.truncate_to = length
+        self.requested = True
 
     def digest(self, receiver: int, name: str, data: Any) -> None:
         self.digests.append((receiver, name, data))
+        self.requested = True
 
     def check(self, cond: bool, kind: str, where: str) -> None:
         if not cond:

@@ -179,6 +179,7 @@ class Switch:
         # the headers, metadata and standard metadata of finished packets, made zero again
         # for the next packets (cheaper than new objects); only when all three can be reset
         self._spare: list[tuple[Any, Any, Any]] = []
+        self._reader = PacketReader(b"")
         self._recycling = all(hasattr(c, "_reset") for c in (self._H, self._M, self._S))
 
     # ------------------------------------------------------------ used by generated code
@@ -498,7 +499,9 @@ class Switch:
 
     def _run_parser(self, data: bytes, hdr: Any, meta: Any, std: Any) -> bytes:
         """Parse `data` into the structs; the payload (what the parser did not take)."""
-        pk = PacketReader(data)
+        pk = self._reader  # one per switch: a parse ends before another begins
+        pk.data = data
+        pk.off = 0
         try:
             self._parser(pk, hdr, meta, std)
         except _ParserError as e:
@@ -538,8 +541,6 @@ class Switch:
             std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
         ctx.reset(std, length)
-        if ctx.digests:
-            ctx.digests = []
         payload = self._run_parser(data, hdr, meta, std)
         try:
             self._verify(hdr, meta)
@@ -551,15 +552,7 @@ class Switch:
         except _ExitSignal:
             pass
         ps = _Pass(hdr, meta, std, payload, data, ctx.truncate_to, port, ctx.dirty)
-        clone, resubmit = ctx.clone_request, ctx.resubmit_request
-        if ctx.digests:
-            for recv, name, d in ctx.digests:
-                self.digests.append(Digest(recv, name, d))
-        if clone is not None:
-            self._clone_i2e(ps, clone, depth)
-        if resubmit is not False:
-            kept = self._preserve(ps.meta, resubmit)
-            self._ingress(port, data, RESUBMIT, kept, depth + 1)
+        if ctx.requested and self._after_ingress(ps, depth):
             return
         if std.mcast_grp:
             std.instance_type = REPLICATION
@@ -581,6 +574,21 @@ class Switch:
             self._egress(eport, ps, depth)
         else:
             self._enqueue(eport, ps, depth, 0, self._at_once and not depth)
+
+    def _after_ingress(self, ps: _Pass, depth: int) -> bool:
+        """What ingress asked for besides forwarding, in BMv2's order: digests, an I2E
+        clone, a resubmit (True: the packet was resubmitted and goes no further)."""
+        ctx = self.ctx
+        clone, resubmit = ctx.clone_request, ctx.resubmit_request
+        for recv, name, d in ctx.digests:
+            self.digests.append(Digest(recv, name, d))
+        if clone is not None:
+            self._clone_i2e(ps, clone, depth)
+        if resubmit is not False:
+            kept = self._preserve(ps.meta, resubmit)
+            self._ingress(ps.port, ps.original, RESUBMIT, kept, depth + 1)
+            return True
+        return False
 
     def _multicast(self, ps: _Pass, gid: int, depth: int, truncate: int = 0) -> None:
         """One copy per (port, rid) replica of group `gid`; an unknown group sends nothing."""
@@ -641,11 +649,17 @@ class Switch:
             pass
         if ctx.dirty:
             ps.dirty = True
-        clone, recirc = ctx.clone_request, ctx.recirculate_request
-        trunc = ctx.truncate_to if ctx.truncate_to is not None else ps.truncate
-        # the E2E clone copies the headers as egress left them (before computeChecksum)
-        # and is queued after the original leaves
-        e2e = self._clone_e2e(ps, clone, depth) if clone is not None else None
+        recirc: int | None | bool = False
+        trunc = ps.truncate
+        e2e = None
+        if ctx.requested:
+            clone, recirc = ctx.clone_request, ctx.recirculate_request
+            if ctx.truncate_to is not None:
+                trunc = ctx.truncate_to
+            # the E2E clone copies the headers as egress left them (before
+            # computeChecksum) and is queued after the original leaves
+            if clone is not None:
+                e2e = self._clone_e2e(ps, clone, depth)
         if std.egress_spec == DROP_PORT:
             self.dropped += 1
             if self.tracing:

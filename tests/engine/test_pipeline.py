@@ -120,6 +120,31 @@ def test_truncate_cuts_the_output() -> None:
     assert switch(src).process(0, pkt(1, 2, 3, 4) + b"payload") == [(0, pkt(1, 2, 3, 4)[:2])]
 
 
+def test_requests_last_for_their_packet_only() -> None:
+    """A truncate, clone, digest or recirculate asked for one packet does nothing to the
+    next packets (the switch forgets each request once the pass that made it ends)."""
+    src = program(
+        decls=HDR + " struct d_t { bit<8> a; }",
+        ingress="""apply {
+            sm.egress_spec = 1;
+            if (hdr.h.op == 1) { truncate(2); clone(CloneType.I2E, 5); digest<d_t>(1, { hdr.h.a }); }
+            if (sm.instance_type == 4) { hdr.h.b = 4; }
+        }""",
+        egress="""apply {
+            if (hdr.h.op == 2 && hdr.h.c == 0) { hdr.h.c = 9; recirculate_preserving_field_list(0); }
+        }""",
+    )
+    sw = switch(src)
+    sw.clone_session_set(5, CloneSession([(9, 0)]))
+    out = sw.process(0, pkt(1, 7) + b"payload")
+    assert (1, pkt(1, 7)[:2]) in out and [p for p, _ in out].count(9) == 1
+    assert [d.data.a for d in sw.digests] == [7]
+    assert sw.process(0, pkt(0, 8) + b"payload") == [(1, pkt(0, 8) + b"payload")]
+    assert sw.process(0, pkt(2, 8)) == [(1, pkt(2, 8, 4, 9))]  # one recirculation
+    assert sw.process(0, pkt(3, 8)) == [(1, pkt(3, 8))]
+    assert [d.data.a for d in sw.digests] == [7]
+
+
 def test_payload_follows_deparsed_headers() -> None:
     src = program(decls=HDR, ingress="apply { hdr.h.setInvalid(); }")
     assert switch(src).process(0, pkt(1, 2, 3, 4) + b"rest") == [(0, b"rest")]
