@@ -108,10 +108,17 @@ control IntEgress(inout headers_t hdr,
     }
 
     // ---------------------------------------------------------- helpers
+    // the UDP length and the length field of the IP header the packet has grow by
+    // `bytes` (an action per IP version: none writes into a header that is not there)
     @hidden
-    action add_ip_len(bit<16> bytes) {
+    action add_ipv4_len(bit<16> bytes) {
         hdr.udp.len = hdr.udp.len + bytes;
         hdr.ipv4.total_len = hdr.ipv4.total_len + bytes;
+    }
+
+    @hidden
+    action add_ipv6_len(bit<16> bytes) {
+        hdr.udp.len = hdr.udp.len + bytes;
         hdr.ipv6.payload_len = hdr.ipv6.payload_len + bytes;
     }
 
@@ -183,7 +190,11 @@ control IntEgress(inout headers_t hdr,
             if (meta.int_source == 1 && !hdr.int_shim.isValid()
                     && ip_len + INT_HEADER_BYTES <= meta.int_mtu) {
                 insert_int_headers();
-                add_ip_len(INT_HEADER_BYTES);
+                if (hdr.ipv4.isValid()) {
+                    add_ipv4_len(INT_HEADER_BYTES);
+                } else {
+                    add_ipv6_len(INT_HEADER_BYTES);
+                }
                 ip_len = ip_len + INT_HEADER_BYTES;
             }
             // ---------------------------------------------- transit
@@ -251,7 +262,11 @@ control IntEgress(inout headers_t hdr,
                     }
                     hdr.int_md.remaining_hop_cnt = hdr.int_md.remaining_hop_cnt - 1;
                     hdr.int_shim.len = hdr.int_shim.len + (bit<8>)hdr.int_md.hop_ml;
-                    add_ip_len(hop_bytes);
+                    if (hdr.ipv4.isValid()) {
+                        add_ipv4_len(hop_bytes);
+                    } else {
+                        add_ipv6_len(hop_bytes);
+                    }
                     ip_len = ip_len + hop_bytes;
                 }
             }
