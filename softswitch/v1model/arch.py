@@ -213,10 +213,12 @@ class V1Model:
                 return V(f"ctx.verify_checksum({cond}, {valid}, {algo!r}, {data})", T.VOID)
             # BMv2 checks the header's validity, then the condition, then compares the
             # untruncated result with the field
-            result = _csum16_code(algo, name, parts, valid) or f"_HASHES[{algo!r}]({data})"
-            cx.line(f"if {valid} and {cond}:")
+            result = _csum16_code(algo, name, parts, valid)  # 16 bits: nothing to mask
+            if result is None:
+                result = f"_HASHES[{algo!r}]({data}) & {U64_MASK:#x}"
+            cx.line(f"if {cond}:" if _implies(cond, valid) else f"if {valid} and {cond}:")
             with cx.indent():
-                cx.line(f"if {result} & {U64_MASK:#x} != {as_bits(ck.code, ck.type)}:")
+                cx.line(f"if {result} != {as_bits(ck.code, ck.type)}:")
                 with cx.indent():
                     cx.line("ctx.std.checksum_error = 1")
             return V("", T.VOID)
@@ -231,8 +233,13 @@ class V1Model:
                 data = f"{data} + ctx.payload"
             width = T.width_of(dt)
             if algo in BMV2_ALGORITHMS:
-                result = _csum16_code(algo, name, parts) or f"_HASHES[{algo!r}]({data})"
-                code = f"{result} & {(1 << min(width, 64)) - 1:#x}"
+                pv = parts[0].valid if parts else "True"  # the list's header, tested by `cond`?
+                known = pv if _implies(cond, pv) else "True"
+                code = _csum16_code(algo, name, parts, known) or ""
+                if not code or width < 16:
+                    code = (
+                        f"{code or f'_HASHES[{algo!r}]({data})'} & {(1 << min(width, 64)) - 1:#x}"
+                    )
             else:  # refused at run time, as BMv2 does
                 code = f"_checksum({algo!r}, {data}, {width})"
             cx.line(f"if {cond}:")
@@ -496,6 +503,12 @@ def _check_simple(e: A.Expr, where: str) -> None:
         return
     else:
         raise P4Unsupported.at(e.pos, f"computations are not supported in {where} on this target")
+
+
+def _implies(cond: str, valid: str) -> bool:
+    """Whether condition code `cond` can only be true when `valid` is (it is `valid`, or
+    `valid` and'ed with more), so that `valid` need not be tested again."""
+    return cond == valid or cond.startswith(f"({valid} and ")
 
 
 def _csum16_code(

@@ -123,9 +123,11 @@ def csum16_code(parts: list[Part], known_valid: str = "True") -> str | None:
         return None
     summed = " + ".join(terms)
     valid = parts[0].valid
-    if valid in ("True", known_valid):
-        return f"_csum16s({summed})"
-    return f"_csum16s(({summed}) if {valid} else 0)"
+    if valid not in ("True", known_valid):
+        summed = f"(({summed}) if {valid} else 0)"
+    # csum16_sum written out (a call less per checksum): the sum folded modulo 0xFFFF,
+    # where a non-zero sum that folds to 0 stands for 0xFFFF, then complemented
+    return f"(~((_cs := {summed}) % 0xFFFF or (0xFFFF if _cs else 0)) & 0xFFFF)"
 
 
 def _placed(parts: list[Part], nbits: int) -> list[tuple[str, int]]:
