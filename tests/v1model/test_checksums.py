@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.v1model.field_lists import Part, _summed_terms
+from softswitch.v1model.field_lists import Part, _summed_terms, csum16_code
 from softswitch.v1model.hashes import UnknownHashAlgorithm, crc32, csum16, csum16_sum, pack_fields
 from tests.p4util import one, program, switch
 
@@ -165,7 +165,8 @@ def test_csum16_packed_as_int_odd_bytes_and_invalid_header() -> None:
             update_checksum(true, { hdr.r.a, hdr.r.b }, hdr.h.s16, HashAlgorithm.csum16);
         }""",
     )
-    assert "_csum16s(" in compile_text(src, "test.p4").source
+    source = compile_text(src, "test.p4").source
+    assert "_cs := " in source and "_HASHES[" not in source  # folded in place, no bytes
     out = one(src, h_packet(0x5, 0xDEADBEEF))
     data = bytes.fromhex("deadbeef50")  # 36 bits padded with zeros to 5 bytes
     assert int.from_bytes(out[6:8], "big") == csum16(data)
@@ -189,6 +190,13 @@ def test_csum16_from_the_shifted_field_sum_equals_csum16_of_the_bytes() -> None:
         hdr = SimpleNamespace(h=SimpleNamespace(**{f"f{i}": v for i, v in enumerate(values)}))
         parts = [Part(f"hdr.h.f{i}", w, "hdr.h._v", True) for i, w in enumerate(widths)]
         assert csum16_sum(eval(" + ".join(_summed_terms(parts)), {"hdr": hdr})) == got
+        # the fold the generated code writes out gives what csum16_sum gives, also for
+        # an invalid header (0xFFFF: the checksum of no bytes)
+        hdr.h._v = True
+        assert eval(csum16_code(parts), {"hdr": hdr}) == got
+        hdr.h._v = False
+        assert eval(csum16_code(parts), {"hdr": hdr}) == 0xFFFF
+        assert eval(csum16_code(parts, known_valid="hdr.h._v"), {"hdr": hdr}) == got
 
 
 def test_verify_with_the_field_list_of_an_invalid_header() -> None:
