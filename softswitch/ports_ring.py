@@ -112,6 +112,7 @@ class RxRing:
         self.gso_dropped = 0
         self.oversize_dropped = 0
         self._head = 0
+        self._offsets = list(range(0, self.frames * frame_size, frame_size))  # of each slot
         sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
         sock.setsockopt(
             SOL_PACKET,
@@ -131,11 +132,12 @@ class RxRing:
             raise ValueError("ring closed")
         out: list[bytes] = []
         append = out.append
-        i, n, size = self._head, self.frames, self.frame_size
+        head = self._head
         unpack = _SLOT.unpack_from
         free = _FREE
-        for _ in range(limit):
-            off = i * size
+        taken = 0
+        # the slots from the head on, up to the ring's end (the next call goes on from 0)
+        for off in self._offsets[head : head + limit]:
             status, length, snap, mac, pkttype, vflags, gso = unpack(mm, off)
             if not status & TP_STATUS_USER:
                 break
@@ -153,8 +155,9 @@ class RxRing:
                 if frame is not None:
                     append(frame)
             mm[off : off + 4] = free  # the slot goes back to the kernel
-            i = i + 1 if i + 1 < n else 0
-        self._head = i
+            taken += 1
+        head += taken
+        self._head = head if head < self.frames else 0
         return out
 
     def _unusual(self, mm: mmap.mmap, off: int, status: int) -> bytes | None:
