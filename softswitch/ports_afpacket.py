@@ -181,6 +181,7 @@ class RawSocketPort:
         self.send_later: Callable[[bytes], object] = (
             self._txring.queue if self._txring is not None else self._tx.send
         )
+        self._waiting = self._txring.waiting if self._txring is not None else []
 
     @property
     def gso_dropped(self) -> int:
@@ -263,7 +264,7 @@ class RawSocketPort:
 
     def send(self, data: bytes) -> None:
         """Put `data` on the wire (OSError when the interface refuses it, e.g. above MTU)."""
-        if self._txring is not None and self._txring.queued:
+        if self._waiting:
             self.flush()
         self._tx.send(data)
 

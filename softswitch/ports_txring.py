@@ -46,9 +46,9 @@ _FULL_WAIT_S = 5.0  # a full ring whose frames the device keeps this long: give 
 class TxRing:
     """The transmit ring of `sock` (an AF_PACKET socket bound to its interface, with no
     ring yet): `frames` slots of `frame_size` bytes, taking frames of up to `max_len`
-    bytes. `queue` (a list's `append`) takes a frame; `flush` writes the queued frames into
-    the ring and hands them to the kernel with one system call. Raises OSError when the
-    kernel refuses the ring."""
+    bytes. `queue` (the `append` of the list `waiting`) takes a frame; `flush` writes the
+    queued frames into the ring and hands them to the kernel with one system call. Raises
+    OSError when the kernel refuses the ring."""
 
     def __init__(
         self,
@@ -67,8 +67,8 @@ class TxRing:
         self._send_one = send_one  # frames too long for a slot
         self._sock = sock
         self._head = 0
-        self._queued: list[bytes] = []
-        self.queue = self._queued.append
+        self.waiting: list[bytes] = []  # frames queued, not yet flushed
+        self.queue = self.waiting.append
         # per frame length: one call writes a slot's status, length and frame
         self._writers: dict[int, Callable[..., None]] = {}
         sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
@@ -80,15 +80,10 @@ class TxRing:
             sock.fileno(), block * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
         )
 
-    @property
-    def queued(self) -> int:
-        """Frames queued and not yet flushed."""
-        return len(self._queued)
-
     def flush(self) -> int:
         """Send the queued frames, in order; returns how many were refused (the interface
         is down or gone, a frame is longer than its MTU, or the ring was closed)."""
-        queued = self._queued
+        queued = self.waiting
         if not queued:
             return 0
         mm = self._mm
@@ -192,7 +187,7 @@ class TxRing:
 
     def close(self) -> None:
         mm, self._mm = self._mm, None
-        self._queued.clear()
+        self.waiting.clear()
         if mm is not None:
             with contextlib.suppress(BufferError):
                 mm.close()
