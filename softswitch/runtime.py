@@ -233,23 +233,14 @@ class SwitchRuntime:
             if sw is None:
                 stats.no_pipeline += count
                 return
-            receive = sw.receive
-            outs: list[Output] = []
             # frames taken together arrived together: one reading of the clock for all
-            # (not when a rate-limited queue needs the time as each packet arrives)
+            # (not when a rate-limited queue needs the time as each packet arrives), and
+            # their ingress passes run before their egress passes (Switch.receive_batch)
             hold = not self._driven and not sw.tm.configured
             if hold:
                 sw.hold_time()
             try:
-                for port, data in batch:
-                    try:
-                        sent = receive(port, data)
-                    except Exception:
-                        stats.errors += 1
-                        log.exception("port %d: processing a %d-byte frame failed", port, len(data))
-                        continue
-                    if sent:
-                        outs += sent
+                outs = sw.receive_batch(batch, self._failed)
             finally:
                 if hold:
                     sw.release_time()
@@ -259,6 +250,16 @@ class SwitchRuntime:
                 self._wake.notify()
         if cpu or digests:
             self._notify(cpu, digests)
+
+    def _failed(self, port: int, data: bytes, e: Exception) -> None:
+        """A frame whose processing raised: counted and logged, the batch goes on."""
+        self.stats.errors += 1
+        log.error(
+            "port %d: processing a %d-byte frame failed",
+            port,
+            len(data),
+            exc_info=(type(e), e, e.__traceback__),
+        )
 
     def step(self, until_us: float) -> list[Output]:
         """Driven mode: serve the queues up to `until_us` (a SimClock moves there), deliver

@@ -331,3 +331,28 @@ def test_a_batch_of_frames_reads_the_clock_once() -> None:
     assert len(live) == 6 and reads > 6
     assert len({t_in for t_in, _ in live}) == 6  # every packet its own arrival time
     assert all(t_out > t_in for t_in, t_out in live)
+
+
+def test_a_frame_that_fails_is_counted_and_its_batch_goes_on(caplog) -> None:  # type: ignore[no-untyped-def]
+    """A frame whose processing raises is counted and logged with its port; the frames
+    before and after it in the same batch still go out, in order."""
+    rt = SwitchRuntime(cpu_port=CPU)
+    rt.load(compiled())
+    out = QueuePort("p2")
+    rt.add_port(2, out)
+    sw = rt.switch
+    assert sw is not None
+    block = sw._ingress_block
+
+    def failing(hdr, meta, std):  # type: ignore[no-untyped-def]
+        if std.ingress_port == 3:
+            raise RuntimeError("boom")
+        block(hdr, meta, std)
+
+    sw._ingress_block = failing
+    stream = [(1, frame(2, val=0)), (3, frame(2, val=1)), (1, frame(2, val=2))]
+    assert rt.inject_many(stream) == 3
+    assert [f[2] for f in out.take_all()] == [0, 2]
+    assert rt.stats.errors == 1 and rt.stats.rx == 3 and rt.stats.tx == 2
+    assert "port 3: processing a 3-byte frame failed" in caplog.text
+    assert "boom" in caplog.text
