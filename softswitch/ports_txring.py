@@ -86,11 +86,18 @@ class TxRing:
         queued = self.waiting
         if not queued:
             return 0
+        count = len(queued)
         mm = self._mm
-        if mm is None:  # closed: nothing goes out any more
-            refused = len(queued)
-            queued.clear()
-            return refused
+        if mm is not None:
+            try:
+                return self._flush(mm, queued)
+            except ValueError:  # the ring was unmapped by close() on another thread
+                if self._mm is not None:
+                    raise
+        queued.clear()  # closed: nothing goes out any more
+        return count
+
+    def _flush(self, mm: mmap.mmap, queued: list[bytes]) -> int:
         refused = 0
         i, n, size, max_len = self._head, self.frames, self.frame_size, self.max_len
         written = 0  # slots filled since the last hand-over
@@ -127,7 +134,8 @@ class TxRing:
         if not count:
             return 0
         mm = self._mm
-        assert mm is not None
+        if mm is None:
+            raise ValueError("ring closed")
         last = ((self._head - 1) % self.frames) * self.frame_size + _STATUS_BYTE
         deadline = None
         while True:
@@ -152,7 +160,8 @@ class TxRing:
         and move the head back to the first of them (where the kernel looks next);
         returns how many."""
         mm = self._mm
-        assert mm is not None
+        if mm is None:
+            raise ValueError("ring closed")
         n, size = self.frames, self.frame_size
         start = (self._head - count) % n
         first = None
@@ -177,7 +186,8 @@ class TxRing:
     def _wait_free(self, off: int) -> bool:
         """Wait until the device gives back the slot at `off`; False after a long wait."""
         mm = self._mm
-        assert mm is not None
+        if mm is None:
+            raise ValueError("ring closed")
         deadline = time.monotonic() + _FULL_WAIT_S
         while mm[off + _STATUS_BYTE]:
             if time.monotonic() > deadline:

@@ -411,3 +411,47 @@ def test_tx_ring_waits_for_a_qdisc_that_holds_frames_back(wires) -> None:  # typ
     finally:
         tx.close()
         rx.close()
+
+
+def test_flush_after_close_counts_the_frames_as_refused(wires) -> None:  # type: ignore[no-untyped-def]
+    ns, (a, _b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    assert tx.uses_tx_ring
+    tx.close()
+    tx.send_later(eth(MARK))
+    tx.send_later(eth(MARK))
+    assert tx.flush() == 2
+    assert tx.flush() == 0
+
+
+def test_close_while_another_thread_flushes(wires) -> None:  # type: ignore[no-untyped-def]
+    """A switch thread may be flushing a batch when the port is closed: its flush ends
+    without an exception, counting what it could not send."""
+    import threading
+
+    ns, (a, _b), _ = wires
+    tx = RawSocketPort(a, netns=ns.name)
+    errors: list[BaseException] = []
+    refused: list[int] = []
+    closed = threading.Event()
+
+    def loop() -> None:
+        try:
+            while not closed.is_set():
+                for _ in range(64):
+                    tx.send_later(eth(MARK + bytes(30)))
+                refused.append(tx.flush())
+            for _ in range(3):
+                tx.send_later(eth(MARK))
+            refused.append(tx.flush())
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    t = threading.Thread(target=loop)
+    t.start()
+    time.sleep(0.3)
+    tx.close()
+    closed.set()
+    t.join(10.0)
+    assert not t.is_alive() and errors == []
+    assert refused[-1] == 3  # after the close, nothing goes out
