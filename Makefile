@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck bench bench-afpacket clean ptf demo mininet-demo
+.PHONY: venv test lint typecheck bench bench-afpacket bench-cache clean ptf demo mininet-demo
 
 TARGET ?= softswitch
 # the Python trees ruff checks and formats
@@ -40,6 +40,10 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.fabricsim_bench --demo
 	$(BIN)/python -m bench.program_bench
 	$(BIN)/python -m bench.program_bench --fabric fat-tree:6
+
+# per-packet instructions and simulated cache misses of fabric.p4 (needs valgrind, ~7 min)
+bench-cache: $(STAMP)
+	$(BIN)/python -m bench.cache_bench
 
 demo: $(STAMP)
 	$(BIN)/python -m fabricsim.demo --out demo-out
