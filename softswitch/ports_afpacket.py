@@ -181,7 +181,7 @@ class RawSocketPort:
         self.send_later: Callable[[bytes], object] = (
             self._txring.queue if self._txring is not None else self._tx.send
         )
-        self._waiting = self._txring.waiting if self._txring is not None else []
+        self._waiting: list[bytes] = self._txring.waiting if self._txring is not None else []
 
     @property
     def gso_dropped(self) -> int:
