@@ -196,6 +196,15 @@ class Netns:
         return na, nb
 
     def delete(self) -> None:
-        if self.created:
-            subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
-            self.created = False
+        """Remove the namespace; raise if it is still there (a leak would outlive the test
+        run), after one more try a moment later (a process leaving it may still hold it)."""
+        if not self.created:
+            return
+        for attempt in range(2):
+            r = subprocess.run(["ip", "netns", "del", self.name], capture_output=True, text=True)
+            if r.returncode == 0:
+                self.created = False
+                return
+            if attempt == 0:
+                time.sleep(0.5)
+        raise OSError(f"ip netns del {self.name}: {r.stderr.strip()}")
