@@ -46,6 +46,11 @@ class V1Model:
     roles: tuple[str, ...] = ("parser", "verify", "ingress", "egress", "compute", "deparser")
     preamble: tuple[str, ...] = ("from softswitch.v1model.support import *  # noqa: F403",)
 
+    def __init__(self) -> None:
+        # the number of cells of each register and counter instance (python name -> size),
+        # a constant of the program: generated bounds checks compare with it directly
+        self._sizes: dict[str, int] = {}
+
     # ------------------------------------------------------------ instances
     def instantiate(
         self, cx: ArchContext, sym: InstanceSym, d: A.Instance, in_place: bool = False
@@ -77,6 +82,8 @@ class V1Model:
             t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations), in_place
         )
         cx.add_extern(spec)
+        if t.name in ("register", "counter") and isinstance(values[0], int):
+            self._sizes[sym.py] = values[0]
         cx.line(f"{sym.py} = rt.extern({sym.qualified!r})")
 
     @staticmethod
@@ -103,13 +110,13 @@ class V1Model:
         cx.check_extern_args(proto.params, cx.bind_args(proto.params, c.args, c.pos), bindings)
         if kind == "register" and method == "read":
             elem = t.args[0] if t.args else T.BitType(32)
-            idx = self._index(cx, args[1])
+            idx, unsigned = self._index_of(cx, args[1])
             dst = args[0]
             cur = cx.expr(dst)
             # in range: the value itself, written out; out of range: read() logs it
             i = cx.temp()
             cx.line(f"{i} = {idx}")
-            cx.line(f"if 0 <= {i} < {o}.size:")
+            cx.line(f"if {self._in_range(o, i, unsigned)}:")
             with cx.indent():
                 cx.assign(dst, V(f"{o}.values[{i}]", elem))
             cx.line("else:")
@@ -118,22 +125,23 @@ class V1Model:
             return V("", T.VOID)
         if kind == "register" and method == "write":
             elem = t.args[0] if t.args else T.BitType(32)
-            idx = self._index(cx, args[0])
+            idx, unsigned = self._index_of(cx, args[0])
             v = cx.convert(cx.expr(args[1], elem), elem, c.pos)
             # Register.write written out (out of range: nothing); a struct or header value
             # is stored as a copy, since the packet's own objects are reused
             i, val = cx.temp(), cx.temp()
             cx.line(f"{i} = {idx}")
             cx.line(f"{val} = {cx.copy_code(v.code, v.type)}")
-            cx.line(f"if 0 <= {i} < {o}.size:")
+            cx.line(f"if {self._in_range(o, i, unsigned)}:")
             with cx.indent():
                 cx.line(f"{o}.values[{i}] = {val}")
             return V("", T.VOID)
         if kind == "counter" and method == "count":
             # Counter.count written out (out of range: nothing)
             i = cx.temp()
-            cx.line(f"{i} = {self._index(cx, args[0])}")
-            cx.line(f"if 0 <= {i} < {o}.size:")
+            idx, unsigned = self._index_of(cx, args[0])
+            cx.line(f"{i} = {idx}")
+            cx.line(f"if {self._in_range(o, i, unsigned)}:")
             with cx.indent():
                 cx.line(f"{o}.packets[{i}] += 1")
                 cx.line(f"{o}.bytes[{i}] += ctx.packet_length")
@@ -153,12 +161,24 @@ class V1Model:
         raise P4Unsupported.at(c.pos, f"{kind}.{method}")
 
     def _index(self, cx: ArchContext, e: A.Expr | None) -> str:
+        return self._index_of(cx, e)[0]
+
+    def _index_of(self, cx: ArchContext, e: A.Expr | None) -> tuple[str, bool]:
+        """Code for an extern's index, and whether it is never negative (a bit pattern;
+        a literal may be)."""
         if e is None:
             raise P4TypeError("missing index", "<program>", 0, 0)
         v = cx.expr(e, T.BitType(32))
         if isinstance(v.type, T.IntLiteralType):
-            return v.code
-        return as_bits(v.code, v.type)
+            return v.code, False
+        return as_bits(v.code, v.type), isinstance(T.strip_newtype(v.type), T.BitType)
+
+    def _in_range(self, o: str, i: str, unsigned: bool) -> str:
+        """The test that index `i` names a cell of register or counter `o`."""
+        size = self._sizes.get(o)
+        if size is None:
+            return f"0 <= {i} < {o}.size"
+        return f"{i} < {size}" if unsigned else f"0 <= {i} < {size}"
 
     # ------------------------------------------------------------ functions
     def extern_function(  # noqa: C901

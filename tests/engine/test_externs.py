@@ -59,6 +59,41 @@ def test_counter_counts_packets_and_bytes() -> None:
     assert c.packets[2] == 3 and c.bytes[2] == 3 * 10
 
 
+def test_counter_index_out_of_range_counts_nothing() -> None:
+    src = program(
+        decls=HDR,
+        ingress="counter(8, CounterType.packets_and_bytes) cnt; apply { cnt.count((bit<32>)hdr.h.k); }",
+    )
+    sw = switch(src)
+    for k in (7, 8, 200):
+        sw.process(0, pkt(k))
+    c = sw.externs["I.cnt"]
+    assert c.packets == [0] * 7 + [1] and sum(c.bytes) == 7
+
+
+def test_register_sizes_of_two_instances_of_one_control() -> None:
+    """The bounds of each instance's register come from that instance's constructor
+    argument (the generated code compares an index with the size as a constant)."""
+    src = program(
+        decls=HDR
+        + """
+        control Sub(inout h_t h)(bit<32> n) {
+            register<bit<32>>(n) r;
+            apply { r.write((bit<32>)h.k, h.v); }
+        }""",
+        ingress="""
+        Sub(2) small;
+        Sub(6) large;
+        apply { small.apply(hdr.h); large.apply(hdr.h); }
+        """,
+    )
+    sw = switch(src)
+    for k in range(8):
+        sw.process(0, pkt(k, 10 + k))
+    registers = [r for name, r in sw.externs.items() if name.endswith(".r")]
+    assert {r.size: r.values for r in registers} == {2: [10, 11], 6: [10, 11, 12, 13, 14, 15]}
+
+
 def test_direct_counter_counts_on_hit() -> None:
     src = program(
         decls=HDR,
