@@ -255,11 +255,12 @@ class V1Model:
             if algo in BMV2_ALGORITHMS:
                 pv = parts[0].valid if parts else "True"  # the list's header, tested by `cond`?
                 known = pv if _implies(cond, pv) else "True"
-                code = _csum16_code(algo, name, parts, known) or ""
-                if not code or width < 16:
-                    code = (
-                        f"{code or f'_HASHES[{algo!r}]({data})'} & {(1 << min(width, 64)) - 1:#x}"
-                    )
+                folded = _csum16_code(algo, name, parts, known)
+                if folded is not None and width >= 16:  # a csum16 fold is 16 bits: no mask
+                    code = folded
+                else:
+                    result = folded or f"_HASHES[{algo!r}]({data})"
+                    code = f"{result} & {(1 << min(width, 64)) - 1:#x}"
             else:  # refused at run time, as BMv2 does
                 code = f"_checksum({algo!r}, {data}, {width})"
             cx.line(f"if {cond}:")

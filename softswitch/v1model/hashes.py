@@ -321,15 +321,10 @@ def csum16(data: bytes) -> int:
 
 def csum16_int(v: int, nbytes: int) -> int:
     """`csum16` of the `nbytes`-byte big-endian encoding of `v` (0 <= v < 256**nbytes),
-    without making the bytes: generated code passes a field list packed as one int."""
+    without making the bytes (`csum16` reads its bytes as such an int)."""
     # 2**16 = 1 (mod 0xFFFF): the end-around-carry sum of the words is the data, read as
     # one number, modulo 0xFFFF, except that non-zero data never sums to 0 but to 0xFFFF
-    if nbytes % 2:
-        v <<= 8
-    total = v % 0xFFFF
-    if total == 0 and v:
-        total = 0xFFFF
-    return ~total & 0xFFFF
+    return csum16_sum(v << 8 if nbytes % 2 else v)
 
 
 def csum16_sum(s: int) -> int:

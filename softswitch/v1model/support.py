@@ -5,9 +5,9 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
-from .hashes import BMV2_ALGORITHMS, compute, csum16_int, csum16_sum, hash_result, pack_fields
+from .hashes import BMV2_ALGORITHMS, compute, hash_result, pack_fields
 
-__all__ = ["_HASHES", "_checksum", "_crc32", "_csum16", "_csum16s", "_hash", "_pack"]
+__all__ = ["_HASHES", "_checksum", "_crc32", "_hash", "_pack"]
 
 Triple = tuple[int, int, bool]
 
@@ -17,10 +17,6 @@ _HASHES = BMV2_ALGORITHMS
 
 # BMv2's crc32 is zlib's (the standard reflected CRC-32), called without a wrapper
 _crc32 = zlib.crc32
-# csum16 of a field list packed as one int and its length in bytes (no bytes made)
-_csum16 = csum16_int
-# csum16 of a field list from its fields shifted by their bit positions modulo 16, summed
-_csum16s = csum16_sum
 
 
 def _pack(fields: Sequence[Triple]) -> bytes:
