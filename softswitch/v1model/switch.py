@@ -387,30 +387,21 @@ class Switch:
         now = self._ticks()
         tm = self.tm
         t = tm.next_time()
-        if self.external_clock:
-            if t is not None and t <= now:
-                self._serve_external(now, now)
-            self._at_once = True
-            try:
-                self._ingress(port, bytes(data), NORMAL, None, 0)
-            finally:
-                self._at_once = False
-            self._serve_external(now, now)
-        else:
-            if t is not None and t <= now:
-                self._serve(now)
-            self._ingress(port, bytes(data), NORMAL, None, 0)
+        if t is not None and t <= now:
             self._serve(now)
+        # on an external clock the packet may pass an idle queue (see _enqueue)
+        self._at_once = self.external_clock
+        try:
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+        finally:
+            self._at_once = False
+        self._serve(now)
         return tm.next_time()
 
     def wake(self) -> float | None:
         """Serve every packet due by now; return when the next one leaves a queue (None:
         queues empty). `serve` and `next_event_ns` in one call (see `arrive`)."""
-        now = self._ticks()
-        if self.external_clock:
-            self._serve_external(now, now)
-        else:
-            self._serve(now)
+        self._serve(self._ticks())
         return self.tm.next_time()
 
     def next_event_us(self) -> float | None:
@@ -499,28 +490,29 @@ class Switch:
         prio = ps.std.priority
         tm = self.tm
         shaped = tm.shaped
-        if prio < tm.priorities and (
-            not tm.configured
-            or (not shaped.all and eport not in shaped.ports and not tm.backlog(eport))
+        if not (
+            prio < tm.priorities
+            and (
+                not tm.configured
+                or (not shaped.all and eport not in shaped.ports and not tm.backlog(eport))
+            )
         ):
-            # an unthrottled port serves the packet the moment it arrives: queue metadata 0
-            std = ps.std
-            std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
-            std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
-            self._unqueued(eport, ps, depth, truncate)
-            return
-        length = ps.std.packet_length
-        ingress = ps.std.ingress_port if self.count_ingress else -1
-        if at_once and tm.pass_through(eport, prio, length, now, ingress):
-            std = ps.std
-            std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
-            std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
-            self._egress(eport, ps, depth, truncate)
-            return
-        if self.tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
-            self.dropped += 1
-            if self.tracing:
-                self.trace("drop", f"queue of port {eport}", "queue full or priority out of range")
+            length = ps.std.packet_length
+            ingress = ps.std.ingress_port if self.count_ingress else -1
+            if not (at_once and tm.pass_through(eport, prio, length, now, ingress)):
+                if tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
+                    self.dropped += 1
+                    if self.tracing:
+                        self.trace(
+                            "drop", f"queue of port {eport}", "queue full or priority out of range"
+                        )
+                return
+        # an unthrottled port, or an idle queue the traffic manager passes the packet
+        # through: it leaves the moment it arrives, queue metadata 0
+        std = ps.std
+        std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
+        std.enq_qdepth = std.deq_qdepth = std.deq_timedelta = 0
+        self._unqueued(eport, ps, depth, truncate)
 
     def _new_pass(
         self, itype: int, port: int, data: bytes, preserved: dict[str, Any] | None
