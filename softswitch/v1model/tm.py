@@ -223,19 +223,11 @@ class TrafficManager:
             or pq.paused >> priority & 1
         ):
             return False
-        t = self.next_time() if self._dirty else self._next
+        t = self.next_time() if self._dirty else self._next  # no call while nothing moved
         if t is not None and t <= now:
             return False
-        busy = pq.busy_until
-        t = now if now > busy else busy  # the head time dequeue would see
-        cfg = pq.configs[priority]
-        if cfg.rate_bps:
-            service = length * 8 * self.ticks_per_second / cfg.rate_bps
-        elif cfg.rate_pps:
-            service = self.ticks_per_second / cfg.rate_pps
-        else:
-            service = 0.0
-        pq.busy_until = t + service
+        # the server is free (tested above): the packet leaves now, busy for its service
+        pq.busy_until = now + pq.configs[priority].service_time(length, self.ticks_per_second)
         self._seq += 1
         if not pq.peak:
             pq.peak = 1
@@ -290,7 +282,7 @@ class TrafficManager:
 
     def dequeue(self, now: float) -> tuple[int, int, Queued, int] | None:
         """Take the next packet due at or before `now`: (port, priority, entry, deq_qdepth)."""
-        t = self.next_time() if self._dirty else self._next
+        t = self.next_time() if self._dirty else self._next  # no call while nothing moved
         if t is None or t > now:
             return None
         port = self._next_port
