@@ -10,7 +10,9 @@ from __future__ import annotations
 import struct
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -232,14 +234,34 @@ def test_close_wakes_a_waiting_receiver(wires) -> None:  # type: ignore[no-untyp
         rx.recv(0)
 
 
+@contextmanager
+def tx_rx(
+    ns: Netns, a: str, b: str, **rx_options: Any
+) -> Iterator[tuple[RawSocketPort, RawSocketPort]]:
+    """A port sending on `a` and one receiving on `b` (with `rx_options`), both closed
+    afterwards."""
+    tx = RawSocketPort(a, netns=ns.name)
+    rx = RawSocketPort(b, netns=ns.name, **rx_options)
+    try:
+        yield tx, rx
+    finally:
+        tx.close()
+        rx.close()
+
+
+def send_batch(tx: RawSocketPort, frames: list[bytes]) -> int:
+    """Queue `frames` on `tx` and flush them; how many the port refused."""
+    for f in frames:
+        tx.send_later(f)
+    return tx.flush()
+
+
 def test_tx_ring_sends_a_batch_at_flush_in_order_across_wrap_arounds(wires) -> None:  # type: ignore[no-untyped-def]
     """`send_later` frames stay in the transmit ring until `flush`, then all leave in
     order; batches longer than the ring (128 slots) and rounds that wrap around it lose
     nothing and reorder nothing."""
     ns, (a, b), _ = wires
-    tx = RawSocketPort(a, netns=ns.name)
-    rx = RawSocketPort(b, netns=ns.name)
-    try:
+    with tx_rx(ns, a, b) as (tx, rx):
         assert tx.uses_tx_ring
         first = eth(MARK + b"held")
         tx.send_later(first)
@@ -248,30 +270,20 @@ def test_tx_ring_sends_a_batch_at_flush_in_order_across_wrap_arounds(wires) -> N
         assert collect(rx, 1) == [first]
         for rnd, count in enumerate((50, 300, 90, 128)):
             sent = [eth(MARK + struct.pack("!HH", rnd, i) + bytes(i % 60)) for i in range(count)]
-            for f in sent:
-                tx.send_later(f)
-            assert tx.flush() == 0
+            assert send_batch(tx, sent) == 0
             assert collect(rx, count) == sent
         assert tx.flush() == 0  # nothing queued: nothing sent
         assert collect(rx, 1, timeout=0.2) == []
-    finally:
-        tx.close()
-        rx.close()
 
 
 def test_send_goes_out_after_the_frames_queued_before_it(wires) -> None:  # type: ignore[no-untyped-def]
     ns, (a, b), _ = wires
-    tx = RawSocketPort(a, netns=ns.name)
-    rx = RawSocketPort(b, netns=ns.name)
-    try:
+    with tx_rx(ns, a, b) as (tx, rx):
         queued = [eth(MARK + bytes([i])) for i in range(3)]
         for f in queued:
             tx.send_later(f)
         tx.send(eth(MARK + b"now"))
         assert collect(rx, 4) == [*queued, eth(MARK + b"now")]
-    finally:
-        tx.close()
-        rx.close()
 
 
 def test_tx_ring_frames_above_the_mtu(wires) -> None:  # type: ignore[no-untyped-def]
@@ -279,47 +291,30 @@ def test_tx_ring_frames_above_the_mtu(wires) -> None:  # type: ignore[no-untyped
     it still leave in order; after the MTU is raised, a frame longer than the ring's
     slot size goes out (by a plain send) in its place in the order."""
     ns, (a, b), _ = wires
-    tx = RawSocketPort(a, netns=ns.name)
-    rx = RawSocketPort(b, netns=ns.name, ring=False)  # a receive ring would drop 3,900 bytes
-    try:
+    # no receive ring: it would drop 3,900 bytes
+    with tx_rx(ns, a, b, ring=False) as (tx, rx):
         before, after = eth(MARK + b"before"), eth(MARK + b"after")
-        for f in (before, eth(MARK + bytes(1600)), after):
-            tx.send_later(f)
-        assert tx.flush() == 1
+        assert send_batch(tx, [before, eth(MARK + bytes(1600)), after]) == 1
         assert collect(rx, 3, timeout=1.0) == [before, after]
         for iface in (a, b):
             ns.run("ip", "link", "set", "dev", iface, "mtu", "4000")
         big = eth(MARK + bytes(3900))
-        for f in (before, big, after):
-            tx.send_later(f)
-        assert tx.flush() == 0
+        assert send_batch(tx, [before, big, after]) == 0
         assert collect(rx, 3) == [before, big, after]
-    finally:
-        tx.close()
-        rx.close()
 
 
 def test_tx_ring_frames_refused_while_the_interface_is_down(wires) -> None:  # type: ignore[no-untyped-def]
     """While the interface is down, `flush` counts every queued frame as refused and
     none of them leaves later; once it is up again, the ring sends as before."""
     ns, (a, b), _ = wires
-    tx = RawSocketPort(a, netns=ns.name)
-    rx = RawSocketPort(b, netns=ns.name)
-    try:
+    with tx_rx(ns, a, b) as (tx, rx):
         ns.run("ip", "link", "set", "dev", a, "down")
-        for i in range(5):
-            tx.send_later(eth(MARK + b"down" + bytes([i])))
-        assert tx.flush() == 5
+        assert send_batch(tx, [eth(MARK + b"down" + bytes([i])) for i in range(5)]) == 5
         ns.run("ip", "link", "set", "dev", a, "up")
         time.sleep(0.2)  # the peer's carrier comes back
         sent = [eth(MARK + b"up" + bytes([i])) for i in range(200)]
-        for f in sent:
-            tx.send_later(f)
-        assert tx.flush() == 0
+        assert send_batch(tx, sent) == 0
         assert collect(rx, 205, timeout=2.0) == sent
-    finally:
-        tx.close()
-        rx.close()
 
 
 def test_without_a_tx_ring_send_later_sends_at_once(wires, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -398,19 +393,12 @@ def test_tx_ring_waits_for_a_qdisc_that_holds_frames_back(wires) -> None:  # typ
         )
     except Exception as e:  # no tc, or no tbf in this kernel
         pytest.skip(f"cannot add a tbf qdisc here: {e}")
-    tx = RawSocketPort(a, netns=ns.name)
-    rx = RawSocketPort(b, netns=ns.name)
-    try:
+    with tx_rx(ns, a, b) as (tx, rx):
         assert tx._txring_sock is not None
         tx._txring_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         sent = [eth(MARK + struct.pack("!H", i) + bytes(60)) for i in range(300)]
-        for f in sent:
-            tx.send_later(f)
-        assert tx.flush() == 0
+        assert send_batch(tx, sent) == 0
         assert collect(rx, 300, timeout=5.0) == sent
-    finally:
-        tx.close()
-        rx.close()
 
 
 def test_flush_after_close_counts_the_frames_as_refused(wires) -> None:  # type: ignore[no-untyped-def]
