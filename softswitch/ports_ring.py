@@ -96,6 +96,23 @@ def insert_vlan(frame: bytes, status: int, tci: int, tpid: int) -> bytes:
     return frame[:12] + struct.pack("!HH", tpid, tci) + frame[12:]
 
 
+def map_ring(
+    sock: socket.socket, option: int, frame_size: int, frames: int, min_block: int
+) -> tuple[mmap.mmap, int]:
+    """Give `sock` a TPACKET_V2 ring (`option`: PACKET_RX_RING or PACKET_TX_RING) of at
+    least `frames` slots of `frame_size` bytes, in blocks of at least `min_block` bytes
+    holding whole slots, and map it: (the mapping, the number of slots). OSError when the
+    kernel refuses the ring."""
+    block = max(frame_size, min_block)
+    per_block = block // frame_size
+    blocks = max(1, -(-frames // per_block))
+    slots = blocks * per_block
+    sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
+    sock.setsockopt(SOL_PACKET, option, _TPACKET_REQ.pack(block, blocks, frame_size, slots))
+    mm = mmap.mmap(sock.fileno(), block * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    return mm, slots
+
+
 class RxRing:
     """The receive ring of `sock` (an AF_PACKET socket with PACKET_VNET_HDR on, not yet
     bound to a ring): `frames` slots of `frame_size` bytes. `drain(limit)` takes the frames
@@ -105,23 +122,12 @@ class RxRing:
     def __init__(self, sock: socket.socket, name: str, frame_size: int, frames: int) -> None:
         self.name = name
         self.frame_size = frame_size
-        block = max(frame_size, 1 << 16)  # a whole number of slots per block
-        per_block = block // frame_size
-        blocks = max(1, -(-frames // per_block))
-        self.frames = blocks * per_block
         self.gso_dropped = 0
         self.oversize_dropped = 0
         self._head = 0
+        mm, self.frames = map_ring(sock, PACKET_RX_RING, frame_size, frames, 1 << 16)
+        self._mm: mmap.mmap | None = mm
         self._offsets = list(range(0, self.frames * frame_size, frame_size))  # of each slot
-        sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
-        sock.setsockopt(
-            SOL_PACKET,
-            PACKET_RX_RING,
-            _TPACKET_REQ.pack(block, blocks, frame_size, self.frames),
-        )
-        self._mm: mmap.mmap | None = mmap.mmap(
-            sock.fileno(), block * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
-        )
 
     def drain(self, limit: int) -> list[bytes]:
         """Up to `limit` frames waiting in the ring, oldest first, repaired (see

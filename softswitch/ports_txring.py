@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from .ports_ring import PACKET_VERSION, SOL_PACKET, TPACKET_V2
+from .ports_ring import SOL_PACKET, map_ring
 
 __all__ = ["TxRing"]
 
@@ -37,7 +37,6 @@ PACKET_TX_RING = 13
 TP_STATUS_AVAILABLE = 0
 TP_STATUS_SEND_REQUEST = 1
 _DATA = 32  # TPACKET2_HDRLEN - sizeof(struct sockaddr_ll): where the frame starts in a slot
-_TPACKET_REQ = struct.Struct("=IIII")  # block_size, block_nr, frame_size, frame_nr
 _FREE = bytes(4)  # TP_STATUS_AVAILABLE
 _STATUS_BYTE = 0 if sys.byteorder == "little" else 3  # the status's low byte
 _FULL_WAIT_S = 5.0  # a full ring whose frames the device keeps this long: give up on them
@@ -60,10 +59,6 @@ class TxRing:
     ) -> None:
         self.frame_size = frame_size
         self.max_len = min(max_len, frame_size - _DATA)
-        block = max(frame_size, mmap.PAGESIZE)
-        per_block = block // frame_size
-        blocks = max(1, -(-frames // per_block))
-        self.frames = blocks * per_block
         self._send_one = send_one  # frames too long for a slot
         self._sock = sock
         self._head = 0
@@ -71,14 +66,9 @@ class TxRing:
         self.queue = self.waiting.append
         # per frame length: one call writes a slot's status, length and frame
         self._writers: dict[int, Callable[..., None]] = {}
-        sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
-        sock.setsockopt(SOL_PACKET, PACKET_LOSS, 1)
-        sock.setsockopt(
-            SOL_PACKET, PACKET_TX_RING, _TPACKET_REQ.pack(block, blocks, frame_size, self.frames)
-        )
-        self._mm: mmap.mmap | None = mmap.mmap(
-            sock.fileno(), block * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
-        )
+        sock.setsockopt(SOL_PACKET, PACKET_LOSS, 1)  # before the ring, or EBUSY
+        mm, self.frames = map_ring(sock, PACKET_TX_RING, frame_size, frames, mmap.PAGESIZE)
+        self._mm: mmap.mmap | None = mm
 
     def flush(self) -> int:
         """Send the queued frames, in order; returns how many were refused (the interface
