@@ -363,10 +363,10 @@ class Table:
         return e
 
     def delete_plain(self, matches: tuple[M.Match, ...], priority: int) -> Entry:
-        """`delete(matches, priority, checked=True, refresh=False)` (the P4Runtime layer's
-        bulk path): the same entry removed and the same errors. The caller checked the
-        matches and the priority, and calls `refresh()` before any packet looks the table
-        up."""
+        """Remove the entry of canonical `matches` and `priority` (NotFound,
+        PermissionDenied for a constant entry) without a refresh: `delete` after its
+        checks, and the P4Runtime layer's bulk path, which calls `refresh()` before any
+        packet looks the table up."""
         if not self._has_priority:
             priority = 0
         k = (*matches, priority)
@@ -387,7 +387,9 @@ class Table:
                 self._sort_plens()
         else:
             self._unindex(e)
-        e.result = None  # as delete does: no cycle left behind
+        # the result refers back to the entry: drop it so that reference counting frees a
+        # deleted entry at once instead of leaving a cycle for the garbage collector
+        e.result = None
         return e
 
     def _index(self, e: Entry) -> None:
@@ -472,14 +474,8 @@ class Table:
         refresh: bool = True,
     ) -> Entry:
         """Remove an entry (NotFound); `checked` and `refresh` as for `add`."""
-        e = self.find(matches, priority, checked)
-        if e.const:
-            raise PermissionDenied(f"table {self.name} has constant entries")
-        del self.entries[self._entry_key(e.matches, e.priority)]
-        self._unindex(e)
-        # the result refers back to the entry: drop it so that reference counting frees a
-        # deleted entry at once instead of leaving a cycle for the garbage collector
-        e.result = None
+        e = self.find(matches, priority, checked)  # canonical matches, NotFound
+        self.delete_plain(e.matches, e.priority)
         if refresh:
             self.refresh()
         return e
