@@ -30,7 +30,7 @@ from typing import Any
 from ...engine import matches as M
 from .info import FieldInfo
 
-__all__ = ["ActionForm", "delete_function", "insert_function"]
+__all__ = ["ActionForm", "define_function", "delete_function", "insert_function"]
 
 # (action id, action name, ((parameter id, bitwidth), ...) in declaration order)
 ActionForm = tuple[int, str, tuple[tuple[int, int], ...]]
@@ -81,7 +81,7 @@ def insert_function(
         "        remember(e, cm, md)",
         "    return True",
     ]
-    return _define("insert", lines, names)  # type: ignore[return-value]
+    return define_function("insert", lines, names)  # type: ignore[return-value]
 
 
 def delete_function(
@@ -105,12 +105,16 @@ def delete_function(
         "        forget(e)",
         "    return True",
     ]
-    return _define("delete", lines, names)  # type: ignore[return-value]
+    return define_function("delete", lines, names)  # type: ignore[return-value]
 
 
-def _define(name: str, lines: list[str], names: dict[str, Any]) -> Callable[..., bool]:
+def define_function(
+    name: str, lines: list[str], names: dict[str, Any], label: str = ""
+) -> Callable[..., bool]:
+    """The function `name` that `lines` define, with `names` (and int.from_bytes, Exact
+    and Lpm) in its scope; `label` names its code (default: the function's name)."""
     scope = {"from_bytes": int.from_bytes, "Exact": M.Exact, "Lpm": M.Lpm, **names}
-    code = compile("\n".join(lines) + "\n", f"<fast table {name}>", "exec")
+    code = compile("\n".join(lines) + "\n", f"<fast table {label or name}>", "exec")
     exec(code, scope)  # noqa: S102
     return scope[name]  # type: ignore[no-any-return]
 

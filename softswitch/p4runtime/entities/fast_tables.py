@@ -208,14 +208,14 @@ class _Plan:
     return True, or change nothing and return False; engine errors (SwitchError) leave
     the table as it was."""
 
-    __slots__ = ("delete", "engine", "insert", "key", "stale", "wire_insert")
+    __slots__ = ("delete", "engine", "insert", "stale", "wire_insert")
 
     def __init__(
         self, t: TableInfo, engine: Any, actions: dict[int, ActionInfo], fast: Any
     ) -> None:
         self.engine = engine
         self.stale = False  # changed without refreshing its lookup (see FastTables.settle)
-        self.key = _key_decoder(t.order)
+        key = _key_decoder(t.order)
         # the actions an entry (not the default) may name
         allowed = [
             _Action(actions[aid])
@@ -233,7 +233,7 @@ class _Plan:
             forms,
             {
                 "plan": self,
-                "key": self.key,
+                "key": key,
                 "reorder": {a.id: a.reordered for a in allowed},
                 "add": engine.add_plain,
                 "remember": fast.tables.remember,
@@ -246,7 +246,7 @@ class _Plan:
             t.has_priority,
             {
                 "plan": self,
-                "key": self.key,
+                "key": key,
                 "remove": engine.delete_plain,
                 "extra": fast.tables.extra,
                 "forget": fast.forget,

@@ -35,8 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...engine import matches as M
-from .fast_source import ActionForm
+from .fast_source import ActionForm, define_function
 from .info import FieldInfo
 
 __all__ = ["dispatch_key", "wire_insert_function"]
@@ -207,13 +206,5 @@ def wire_insert_function(
         + b")"
     )
     rx = re.compile(pattern, re.DOTALL)
-    scope = {
-        "match": rx.fullmatch,
-        "ACTION": action_group,
-        "from_bytes": int.from_bytes,
-        "Exact": M.Exact,
-        "Lpm": M.Lpm,
-        **names,
-    }
-    exec(compile("\n".join(lines) + "\n", "<fast table wire insert>", "exec"), scope)  # noqa: S102
-    return scope["insert"]  # type: ignore[no-any-return]
+    scope = {"match": rx.fullmatch, "ACTION": action_group, **names}
+    return define_function("insert", lines, scope, "wire insert")
