@@ -267,10 +267,9 @@ class Tables:
         self.st.scope.define(d.name, sym)
 
     def _control_plane_params(self, ar: A.ActionRef) -> list[A.Param]:
-        """The parameters of a table's action that its entries give (directionless)."""
         asym = self.st.scope.lookup(ar.name.lstrip("."))
         assert isinstance(asym, ActionSym)  # gen_table checked it
-        return [p for p in asym.decl.params if not p.direction]
+        return control_plane_params(asym.decl)
 
     def key_type_name(self, e: A.Expr) -> str:
         return ""
@@ -343,7 +342,7 @@ class Tables:
             raise P4TypeError.at(pos, f"{name}: no such action")
         if not any(a.name.lstrip(".") == name for a in d.actions):
             raise P4TypeError.at(pos, f"{name} is not in the actions of table {d.name}")
-        cp = [p for p in asym.decl.params if not p.direction]
+        cp = control_plane_params(asym.decl)
         ndir = len(asym.decl.params) - len(cp)
         args = args[ndir:] if len(args) >= ndir else args
         if len(args) != len(cp):
@@ -423,3 +422,8 @@ class Tables:
         if k.match_kind == "range":
             return M.Range(v, v)
         return M.Exact(v)
+
+
+def control_plane_params(decl: A.ActionDecl) -> list[A.Param]:
+    """The parameters of an action that a table entry gives (directionless)."""
+    return [p for p in decl.params if not p.direction]
