@@ -8,6 +8,7 @@ import gc
 import random
 import sys
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
@@ -90,26 +91,41 @@ def _assert_same_lookups(ta: Table, tb: Table, kinds: tuple[str, ...], rng: rand
         assert (ra[4].seq if ra[0] else None) == (rb[4].seq if rb[0] else None)
 
 
+def _random_key(
+    rng: random.Random, kinds: tuple[str, ...], prio: bool
+) -> tuple[tuple[Match, ...], int]:
+    """Random matches for the key fields, and a priority where the table has them."""
+    matches = tuple(_match(rng, k, w) for k, w in zip(kinds, WIDTHS, strict=False))
+    return matches, rng.randrange(1, 4) if prio else 0
+
+
+def _same_outcome(
+    errors: dict[type, int], a: Callable[[], object], b: Callable[[], object]
+) -> None:
+    """Both calls succeed, or both fail with the same error, counted by its type in
+    `errors`."""
+    outcome = [_outcome(a), _outcome(b)]
+    assert outcome[0] == outcome[1]
+    if outcome[0] is not None:
+        errors[outcome[0][0]] += 1  # type: ignore[index]
+
+
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_add_plain_gives_what_add_gives(shape: str) -> None:
     kinds, ta, tb, prio, rng = _twin_tables(shape)
-    widths = WIDTHS
     errors = {AlreadyExists: 0, ResourceExhausted: 0}
     last: tuple[tuple[Match, ...], int] = ((), 0)
     for n in range(120):  # 40 places: duplicates early, a full table later
-        matches = tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False))
-        priority = rng.randrange(1, 4) if prio else 0
+        matches, priority = _random_key(rng, kinds, prio)
         if n % 10 == 9:
             matches, priority = last  # the same entry again
         last = matches, priority
         action, args = rng.choice((("I.set_r", (n % 256,)), ("NoAction", ())))
-        outcome = [
-            _outcome(ta.add, matches, action, args, priority, checked=True, refresh=False),
-            _outcome(tb.add_plain, matches, priority, action, args),
-        ]
-        assert outcome[0] == outcome[1]
-        if outcome[0] is not None:
-            errors[outcome[0][0]] += 1  # type: ignore[index]
+        _same_outcome(
+            errors,
+            partial(ta.add, matches, action, args, priority, checked=True, refresh=False),
+            partial(tb.add_plain, matches, priority, action, args),
+        )
     assert errors[AlreadyExists] and errors[ResourceExhausted]
     ta.refresh()
     tb.refresh()
@@ -124,11 +140,9 @@ def test_delete_plain_gives_what_delete_gives(shape: str) -> None:
     """The same entries removed, the same errors (no such entry, a constant entry), the
     same lookups afterwards."""
     kinds, ta, tb, prio, rng = _twin_tables(shape)
-    widths = WIDTHS
     placed: list[tuple[tuple[Match, ...], int]] = []
     for n in range(60):
-        matches = tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False))
-        priority = rng.randrange(1, 4) if prio else 0
+        matches, priority = _random_key(rng, kinds, prio)
         const = n % 4 == 3
         outcome = [
             _outcome(t.add, matches, "I.set_r", (n,), priority, checked=True, const=const)
@@ -140,22 +154,14 @@ def test_delete_plain_gives_what_delete_gives(shape: str) -> None:
     errors = {NotFound: 0, PermissionDenied: 0}
     # half of what was placed, some of it twice, and keys that may never have been placed
     doomed = rng.sample(placed, len(placed) // 2)
-    doomed += doomed[:5] + [
-        (
-            tuple(_match(rng, k, w) for k, w in zip(kinds, widths, strict=False)),
-            rng.randrange(1, 4) if prio else 0,
-        )
-        for _ in range(20)
-    ]
+    doomed += doomed[:5] + [_random_key(rng, kinds, prio) for _ in range(20)]
     rng.shuffle(doomed)
     for matches, priority in doomed:
-        outcome = [
-            _outcome(ta.delete, matches, priority, checked=True, refresh=False),
-            _outcome(tb.delete_plain, matches, priority),
-        ]
-        assert outcome[0] == outcome[1]
-        if outcome[0] is not None:
-            errors[outcome[0][0]] += 1  # type: ignore[index]
+        _same_outcome(
+            errors,
+            partial(ta.delete, matches, priority, checked=True, refresh=False),
+            partial(tb.delete_plain, matches, priority),
+        )
     assert errors[NotFound] and errors[PermissionDenied]
     ta.refresh()
     tb.refresh()
