@@ -6,6 +6,8 @@ passed to a constructor) still get their own arguments."""
 
 from __future__ import annotations
 
+import re
+
 from softswitch.codegen.sharing import shared_params
 from softswitch.compiler import compile_text
 from softswitch.frontend import ast as A
@@ -203,3 +205,24 @@ def test_which_parameters_are_shared() -> None:
     assert shared("swapped", "C") == {}  # never applied
     assert shared("reads", "R") == {"m": "meta", "hdr": "hdr"}
     assert shared("writes", "W") == {"hdr": "hdr"}  # an `in` struct it writes is a copy
+
+
+def test_a_sub_control_applied_once_with_the_callers_cells_is_written_out() -> None:
+    """`stop` (applied once, with the caller's own hdr, meta and sm) gets no factory and no
+    call: its body is written out where it is applied; `swap` (applied with other
+    arguments, twice) keeps a factory of its own."""
+    controls = """
+    control Stop(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+        apply { sm.egress_spec = 1; hdr.h.b = 7; }
+    }
+    control Swap(inout pair_t p, inout pair_t q) { apply { p.x = q.x; } }
+    control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+        Stop() stop;
+        Swap() swap;
+        apply { stop.apply(hdr, meta, sm); swap.apply(meta.p1, meta.p2); swap.apply(meta.p2, meta.p1); }
+    }
+    """
+    source = compile_text(PROGRAM.format(controls=controls), "sharing.p4").source
+    factories = set(re.findall(r"def make_(\w+)\(", source))
+    assert "i_I_swap" in factories and "i_I_stop" not in factories
+    assert run(controls, bytes([0, 0, 0, 0])) == bytes([0, 7, 0, 0])
