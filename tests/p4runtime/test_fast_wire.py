@@ -15,8 +15,6 @@ from softswitch.compiler import compile_text
 
 from .test_fast_writes import DELETE, INSERT, SOURCE, World
 
-Mutation = Callable[[Any], Any]
-
 
 @pytest.fixture(scope="module")
 def compiled() -> Any:
