@@ -27,16 +27,7 @@ _A = p4runtime_pb2.SetForwardingPipelineConfigRequest
 
 
 def _config(path: Path, table: str) -> Any:
-    path.write_text(
-        program(
-            decls="header h_t { bit<8> f; }",
-            ingress=f"""
-            action fwd(bit<9> port) {{ sm.egress_spec = port; }}
-            table {table} {{ key = {{ hdr.h.f: exact; }} actions = {{ fwd; NoAction; }} }}
-            apply {{ {table}.apply(); }}
-            """,
-        )
-    )
+    _write(path, table)
     config = p4runtime_pb2.ForwardingPipelineConfig()
     config.p4info.CopyFrom(p4info_for(compile_file(path)))
     config.p4_device_config = make_device_config(path, [], {})
@@ -102,5 +93,15 @@ def test_without_a_refreeze_the_frozen_program_would_stay(tmp_path: Path, thawed
 
 
 def _write(path: Path, table: str) -> Path:
-    _config(path, table)
+    """A program with one table named `table`, written to `path`."""
+    path.write_text(
+        program(
+            decls="header h_t { bit<8> f; }",
+            ingress=f"""
+            action fwd(bit<9> port) {{ sm.egress_spec = port; }}
+            table {table} {{ key = {{ hdr.h.f: exact; }} actions = {{ fwd; NoAction; }} }}
+            apply {{ {table}.apply(); }}
+            """,
+        )
+    )
     return path
