@@ -300,35 +300,32 @@ class FastTables:
         before any packet runs."""
         plans = self.plans
         wire = self.wire
+        use_wire = bool(wire)  # until an INSERT's table has no wire function
         now = self.clock.now_us()
         i = start
         while i < stop:
             u = updates[i]
             utype = u.type
-            if utype == INSERT and wire:  # the encoding first: no protobuf object reads
-                b = u.SerializeToString()
-                insert = wire.get(b[6:11])
-                if insert is not None:
-                    try:
-                        done = insert(b, now)
-                    except SwitchError as e:
-                        errors.append(from_switch_error(e))
-                        i += 1
-                        continue
-                    if done:
-                        errors.append(None)
-                        i += 1
-                        continue
-            te = u.entity.table_entry  # an empty entry (table id 0) for other entities
-            plan = plans.get(te.table_id)
-            if plan is None:
-                break
             try:
-                if utype == INSERT:
-                    if not plan.insert(te, now):
+                done = False
+                if utype == INSERT and use_wire:  # the encoding first: no protobuf reads
+                    b = u.SerializeToString()
+                    insert = wire.get(b[6:11])
+                    if insert is None:
+                        use_wire = False  # the run's other INSERTs go the protobuf way
+                    else:
+                        done = insert(b, now)
+                if not done:
+                    te = u.entity.table_entry  # an empty entry (table id 0) for other entities
+                    plan = plans.get(te.table_id)
+                    if plan is None:
                         break
-                elif utype != DELETE or not plan.delete(te):
-                    break
+                    if utype == INSERT:
+                        done = plan.insert(te, now)
+                    elif utype == DELETE:
+                        done = plan.delete(te)
+                    if not done:
+                        break
             except SwitchError as e:
                 errors.append(from_switch_error(e))
             else:
