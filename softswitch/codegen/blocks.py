@@ -10,6 +10,8 @@ are that control's cells: its apply function takes only the others.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
@@ -185,20 +187,11 @@ class Blocks:
         """A sub-control whose body is written out where it is applied (`apply_inline`):
         its tables, actions, instances and variables are made in the applying control's
         factory, its parameters are that control's cells."""
-        saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
         parent = self.st.instance()
-        factory = Emitter()
-        self.st.out = factory
-        self.st.scope = self.st.global_scope.child("instance")
-        self.st.inst = inst = InstanceCtx(qualified)
-        self.st.func_ctx = None
-        try:
-            self._define_ctor_args(ctor_args)
+        with self._instance_factory(qualified, ctor_args) as (factory, inst):
             self._declare_cells(decl.params, shared)
             resets = self._control_body_locals(decl)
             scope = self.st.scope
-        finally:
-            self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted = saved
         self.st.out.extend(factory)
         parent.cells.extend(c for c in inst.cells if c not in parent.cells)
         return InlineBody(decl, scope, inst, resets)
@@ -233,6 +226,26 @@ class Blocks:
         finally:
             st.scope, st.inst, st.func_ctx, st.dead, st.loop_depth = saved
 
+    @contextmanager
+    def _instance_factory(
+        self, qualified: str, ctor_args: dict[str, Any]
+    ) -> Iterator[tuple[Emitter, InstanceCtx]]:
+        """Generate into a fresh factory body for instance `qualified`: its own emitter,
+        scope (with the constructor arguments) and instance context; the generator's
+        state is restored afterwards. Yields (the factory's emitter, the instance)."""
+        st = self.st
+        saved = (st.out, st.scope, st.inst, st.func_ctx, st.hoisted)
+        factory = Emitter()
+        st.out = factory
+        st.scope = st.global_scope.child("instance")
+        st.inst = inst = InstanceCtx(qualified)
+        st.func_ctx = None
+        try:
+            self._define_ctor_args(ctor_args)
+            yield factory, inst
+        finally:
+            st.out, st.scope, st.inst, st.func_ctx, st.hoisted = saved
+
     def _define_ctor_args(self, ctor_args: dict[str, Any]) -> None:
         for name, (v, t) in ctor_args.items():
             if isinstance(v, InstanceSym):
@@ -252,22 +265,13 @@ class Blocks:
         """Generate `def make_X(rt)` for one parser/control instance; return X. `shared`:
         parameters that are the applying control's (their cells, no cells of its own)."""
         py = self.st.unique("i_" + qualified.replace(".", "_"))
-        saved = (self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted)
-        factory = Emitter()
-        self.st.out = factory
-        self.st.scope = self.st.global_scope.child("instance")
-        self.st.inst = InstanceCtx(qualified)
-        self.st.func_ctx = None
-        try:
-            self._define_ctor_args(ctor_args)
+        with self._instance_factory(qualified, ctor_args) as (factory, _inst):
             if isinstance(decl, A.ParserDecl):
                 self.gen_parser_body(decl, py)
             elif isinstance(decl, A.ControlDecl):
                 self.gen_control_body(decl, py, shared or {})
             else:
                 raise P4Unsupported.at(decl.pos, f"instance of {decl.name}")
-        finally:
-            self.st.out, self.st.scope, self.st.inst, self.st.func_ctx, self.st.hoisted = saved
         self.st.out.line(f"def make_{py}(rt):")
         with self.st.out.indent():
             self.st.out.extend(factory)
