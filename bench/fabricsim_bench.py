@@ -56,24 +56,31 @@ PROFILE_GROUPS = (
 )
 
 
+def group_of(filename: str) -> str:
+    """The PROFILE_GROUPS label of a source file ("other" when none matches)."""
+    return next((lbl for lbl, match in PROFILE_GROUPS if match(filename)), "other")
+
+
+def simulate_watched(topo: Any, cfg: SimConfig, watch: Any) -> dict[str, Any]:
+    """`simulate`, with the event loop (only) run inside the context manager `watch`."""
+    run = EventLoop.run
+
+    def watched(self: EventLoop, *args: Any, **kw: Any) -> int:
+        with watch:
+            return run(self, *args, **kw)
+
+    with mock.patch.object(EventLoop, "run", watched):
+        return simulate(topo, cfg)
+
+
 def loop_profile(topo: Any, cfg: SimConfig) -> dict[str, float]:
     """Share of the event loop's own time per group of files (the rest as "other")."""
     prof = cProfile.Profile()
-    run = EventLoop.run
-
-    def profiled(self: EventLoop, *args: Any, **kw: Any) -> int:
-        prof.enable()
-        try:
-            return run(self, *args, **kw)
-        finally:
-            prof.disable()
-
-    with mock.patch.object(EventLoop, "run", profiled):
-        simulate(topo, cfg)
+    simulate_watched(topo, cfg, prof)
     shares: dict[str, float] = {}
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     for (filename, _line, _name), (_cc, _nc, own, _cum, _callers) in stats.items():
-        label = next((lbl for lbl, match in PROFILE_GROUPS if match(filename)), "other")
+        label = group_of(filename)
         shares[label] = shares.get(label, 0.0) + own
     total = sum(shares.values()) or 1.0
     return {k: 100.0 * v / total for k, v in shares.items()}
@@ -85,17 +92,9 @@ def loop_bytecodes(topo: Any, cfg: SimConfig) -> tuple[Counter[str], int]:
     counts: Counter[str] = Counter()
 
     def label(code: CodeType) -> str:
-        name = code.co_filename
-        return next((lbl for lbl, match in PROFILE_GROUPS if match(name)), "other")
+        return group_of(code.co_filename)
 
-    run = EventLoop.run
-
-    def traced(self: EventLoop, *args: Any, **kw: Any) -> int:
-        with counting_bytecodes(counts, label):
-            return run(self, *args, **kw)
-
-    with mock.patch.object(EventLoop, "run", traced):
-        r = simulate(topo, cfg)
+    r = simulate_watched(topo, cfg, counting_bytecodes(counts, label))
     return counts, r["packet_hops"]
 
 

@@ -258,7 +258,7 @@ class SwitchRuntime:
             "port %d: processing a %d-byte frame failed",
             port,
             len(data),
-            exc_info=(type(e), e, e.__traceback__),
+            exc_info=e,
         )
 
     def step(self, until_us: float) -> list[Output]:
