@@ -11,6 +11,7 @@ import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from softswitch.clock import ExternalClock
@@ -21,13 +22,12 @@ __all__ = ["EventLoop", "Lane"]
 class EventLoop:
     """A heap of (time_ns, seq, callback, argument)."""
 
-    __slots__ = ("_heap", "_lanes", "_push", "_seq", "clock", "events", "stopped")
+    __slots__ = ("_heap", "_lanes", "_seq", "clock", "events", "stopped")
 
     def __init__(self) -> None:
         self.clock = ExternalClock()
         self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
         self._seq = itertools.count(1).__next__
-        self._push = heapq.heappush
         self._lanes: list[Lane] = []
         self.events = 0
         self.stopped = False
@@ -37,7 +37,7 @@ class EventLoop:
 
     def at(self, t_ns: int, fn: Callable[[Any], None], arg: Any = None) -> None:
         """Call `fn(arg)` at `t_ns` (not before now)."""
-        self._push(self._heap, (t_ns, self._seq(), fn, arg))
+        heappush(self._heap, (t_ns, self._seq(), fn, arg))
 
     def lane(self) -> Lane:
         """A lane for events that mostly come due in the order they are scheduled."""
@@ -58,7 +58,7 @@ class EventLoop:
             event = pop(heap)
             t, _seq, fn, arg = event
             if t > until_ns:
-                heapq.heappush(heap, event)  # not due yet: back where it was
+                heappush(heap, event)  # not due yet: back where it was
                 break
             if t > now:
                 now = t
@@ -87,11 +87,10 @@ class Lane:
     and sequence number `EventLoop.at` would give them, so they fire in the same order;
     an event due before the lane's last is scheduled on the loop directly."""
 
-    __slots__ = ("_heap", "_push", "_queue", "_seq", "fire")
+    __slots__ = ("_heap", "_queue", "_seq", "fire")
 
     def __init__(self, loop: EventLoop) -> None:
         self._heap = loop._heap
-        self._push = loop._push
         self._seq = loop._seq
         self._queue: deque[tuple[int, int, Callable[[Any], None], Any]] = deque()
         self.fire = self._fire
@@ -102,15 +101,15 @@ class Lane:
         q = self._queue
         if not q:
             q.append((t_ns, seq, fn, arg))
-            self._push(self._heap, (t_ns, seq, self.fire, q))
+            heappush(self._heap, (t_ns, seq, self.fire, q))
         elif t_ns >= q[-1][0]:
             q.append((t_ns, seq, fn, arg))
         else:
-            self._push(self._heap, (t_ns, seq, fn, arg))
+            heappush(self._heap, (t_ns, seq, fn, arg))
 
     def _fire(self, q: deque[tuple[int, int, Callable[[Any], None], Any]]) -> None:
         _t, _seq, fn, arg = q.popleft()
         if q:
             t, seq = q[0][:2]
-            self._push(self._heap, (t, seq, self.fire, q))
+            heappush(self._heap, (t, seq, self.fire, q))
         fn(arg)

@@ -255,11 +255,11 @@ class Tables:
                 self.st.out.line(f"_r = {tpy}.lookup({key}, {sel})")
             elif _PURE_KEY.fullmatch(key) and not _CALL.search(key):
                 # an empty table gives its default result without building the key
-                self.st.out.line(f"_r = {tpy}.empty or {tpy}.hot({key})")
+                self.st.out.line(f"_r = {tpy}.empty or {_hot(tpy)}({key})")
                 if not self.st.trace_enabled:
-                    sym.lookup = f"{tpy}.empty or {tpy}.hot({key})"
+                    sym.lookup = f"{tpy}.empty or {_hot(tpy)}({key})"
             else:
-                self.st.out.line(f"_r = {tpy}.hot({key})")
+                self.st.out.line(f"_r = {_hot(tpy)}({key})")
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('table', {qualified!r}, _r)")
             self.st.out.line(sym.action_call.format(r="_r"))
@@ -427,3 +427,10 @@ class Tables:
 def control_plane_params(decl: A.ActionDecl) -> list[A.Param]:
     """The parameters of an action that a table entry gives (directionless)."""
     return [p for p in decl.params if not p.direction]
+
+
+def _hot(tpy: str) -> str:
+    """The call target of a table's lookup `hot`: read as an attribute (`hot` is an
+    instance attribute, rebound by every change to the table), which the interpreter
+    specialises, where `T.hot(key)` would look the name up anew for every packet."""
+    return f"(_hot := {tpy}.hot)"

@@ -124,6 +124,54 @@ class _Pass:
 class Switch:
     """A v1model target running one compiled program."""
 
+    # slots, not an instance dict: the switch has more attributes than the interpreter
+    # keeps inline, and with a dict its method calls on the packet path (self._egress(...))
+    # would not stay specialised
+    __slots__ = (
+        "_H",
+        "_M",
+        "_S",
+        "_at_once",
+        "_compute",
+        "_deparser",
+        "_egress_block",
+        "_emit",
+        "_field_lists",
+        "_ingress_block",
+        "_later",
+        "_now_us",
+        "_out",
+        "_parser",
+        "_reader",
+        "_recycling",
+        "_spare",
+        "_ticks",
+        "_ticks_per_us",
+        "_unqueued",
+        "_verify",
+        "clock",
+        "clone_sessions",
+        "count_ingress",
+        "cpu_port",
+        "ctx",
+        "digests",
+        "dropped",
+        "external_clock",
+        "externs",
+        "info",
+        "log",
+        "log_console",
+        "mc_groups",
+        "pipe",
+        "program",
+        "tables",
+        "tm",
+        "trace",
+        "trace_log",
+        "tracing",
+        "value_sets",
+    )
+
     def __init__(
         self,
         program: CompiledProgram,
