@@ -128,7 +128,7 @@ class ProgramCache:
 
     def _write(self, path: Path, compiled: CompiledProgram) -> None:
         code = marshal.dumps(compiled.code())  # beside the program, not pickled in it
-        bare = dataclasses.replace(compiled, _code=None, _module=None)
+        bare = dataclasses.replace(compiled, _code=None, _module=None, spare_structs=[])
         try:
             blob = pickle.dumps((_FORMAT, bare, code), protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as e:

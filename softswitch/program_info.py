@@ -174,6 +174,11 @@ class CompiledProgram:
     field_annotations: dict[str, dict[str, Annotations]] = field(default_factory=dict)
     _code: Any = field(default=None, repr=False, compare=False)
     _module: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    # the headers, metadata and standard metadata of packets finished by any switch running
+    # the program, made zero again for the next packets (see Switch._recycle)
+    spare_structs: list[tuple[Any, Any, Any]] = field(
+        default_factory=list, repr=False, compare=False
+    )
 
     def code(self) -> Any:
         """The generated module compiled to a code object, once per program."""

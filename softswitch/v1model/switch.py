@@ -37,7 +37,7 @@ MAX_PASSES = 64  # resubmits/recirculations of one packet before it is dropped
 # packets of a batch whose ingress passes run before their egress passes: enough for the
 # code of each stage to stay in the CPU's caches, few enough for their structs to fit too
 STAGE_BATCH = 16
-SPARE_STRUCTS = 64  # finished packets' structs a switch keeps for reuse
+SPARE_STRUCTS = 64  # finished packets' structs kept for reuse (per program)
 
 
 @dataclass(slots=True)
@@ -232,8 +232,11 @@ class Switch:
         self._now_us = self.clock.now_us
         self._field_lists = self._collect_field_lists()
         # the headers, metadata and standard metadata of finished packets, made zero again
-        # for the next packets (cheaper than new objects); only when all three can be reset
-        self._spare: list[tuple[Any, Any, Any]] = []
+        # for the next packets (cheaper than new objects); only when all three can be reset.
+        # One pool for every switch running the program, last in first out: in a fabric of
+        # switches the next packet, whichever switch it reaches, takes the structs the last
+        # packet left, still in the CPU's caches, not ones its switch used long ago
+        self._spare = program.spare_structs
         self._reader = PacketReader(b"")
         self._recycling = all(hasattr(c, "_reset") for c in (self._H, self._M, self._S))
 
@@ -571,10 +574,9 @@ class Switch:
         port (instance type NORMAL): BMv2 sets it in its receive path alone, so resubmitted,
         recirculated and cloned instances read 0 (unless their field list keeps it).
         A finished packet's structs (zero again) are used when there are any."""
-        spare = self._spare
-        if spare:
-            hdr, meta, std = spare.pop()
-        else:
+        try:  # (not `if spare:` first: a switch in another thread may take the last)
+            hdr, meta, std = self._spare.pop()
+        except IndexError:
             hdr, meta, std = self._H(), self._M(), self._S()
         ps = _Pass(hdr, meta, std, b"", data, None, port)
         if preserved:
@@ -634,10 +636,9 @@ class Switch:
             self.trace("packet", f"port {port}", f"{len(data)} bytes, instance type {itype}")
         # _new_pass written out, with structs a finished packet left: this runs for every
         # packet
-        spare = self._spare
-        if spare:
-            hdr, meta, std = spare.pop()
-        else:
+        try:  # (not `if spare:` first: a switch in another thread may take the last)
+            hdr, meta, std = self._spare.pop()
+        except IndexError:
             std = self._S()
             hdr, meta = self._H(), self._M()
         if preserved:

@@ -1,11 +1,13 @@
 """A switch reuses a finished packet's header and metadata structs for the next packets:
 nothing of one packet may show in the next, and nothing a packet leaves behind (digests,
-register values, queued packets) may change when its structs are reused."""
+register values, queued packets) may change when its structs are reused. The switches
+running one compiled program share one pool of such structs."""
 
 from __future__ import annotations
 
 from softswitch.clock import SimClock
-from softswitch.v1model.switch import CloneSession
+from softswitch.compiler import compile_text
+from softswitch.v1model.switch import CloneSession, Switch
 from tests.p4util import program, switch
 
 HDR = """
@@ -200,3 +202,34 @@ def test_an_ingress_clone_on_reused_structs_sees_only_its_own_packet() -> None:
             (1, bytes([1, 0x99, 6, 0, 0, 0x55])),
         ]
         assert sw.process(3, pkt(0, 0, 8)) == [(9, pkt(0, 0, 8, 9, 0)), (1, pkt(0, 0, 8))]
+
+
+def test_switches_running_one_program_share_the_finished_structs() -> None:
+    # a fabric of switches running one program: the structs a packet leaves at one switch
+    # are the next packet's at another, zero again, with nothing of either switch's packets
+    # showing in the other's
+    src = reuse_program(
+        ingress="""
+        register<bit<8>>(1) seen;
+        apply {
+            bit<8> before;
+            seen.read(before, 0);
+            if (hdr.h.op == 1) {
+                meta.m = 0x11; meta.s.p = 0x22; hdr.y.v = 0x33; hdr.x.setInvalid();
+                seen.write(0, hdr.h.a);
+            } else {
+                hdr.h.a = hdr.x.v | hdr.y.v; hdr.h.b = meta.m | meta.s.p; hdr.h.c = before;
+            }
+            sm.egress_spec = 1;
+        }""",
+    )
+    compiled = compile_text(src, "test.p4")
+    a, b = Switch(compiled), Switch(compiled)
+    for i in range(3):
+        # op 1 at a (x follows, extracted then made invalid); op 0 at b, then at a
+        assert a.process(0, bytes([1, 7 + i, 0, 0, 0, 0x44])) == [(1, bytes([1, 7 + i, 0, 0, 0]))]
+        assert len(compiled.spare_structs) == 1  # a's structs, back in the program's pool
+        left = compiled.spare_structs[0]
+        assert b.process(0, pkt(0)) == [(1, pkt(0, 0, 0, 0))]  # b's register: never written
+        assert compiled.spare_structs == [left]  # b took a's structs and gave them back
+        assert a.process(0, pkt(0)) == [(1, pkt(0, 0, 0, 7 + i))]
