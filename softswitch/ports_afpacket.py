@@ -173,6 +173,7 @@ class RawSocketPort:
         self._ring: RxRing | None = None
         self._txring: TxRing | None = None
         self._txring_sock: socket.socket | None = None
+        self._refused = 0  # frames refused when `send` flushed the queue: for `flush` to count
         self._wake_r, self._wake_w = os.pipe()
         self._sock, self._tx = in_netns(netns, lambda: self._open(offloads, rcvbuf, ring, tx_ring))
         self._sock.setblocking(False)
@@ -263,15 +264,20 @@ class RawSocketPort:
         self._txring_sock = rs
 
     def send(self, data: bytes) -> None:
-        """Put `data` on the wire (OSError when the interface refuses it, e.g. above MTU)."""
+        """Put `data` on the wire (OSError when the interface refuses it, e.g. above MTU),
+        after the frames `send_later` queued (those it refuses, the next `flush` counts)."""
         if self._waiting:
-            self.flush()
+            self._refused = self.flush()
         self._tx.send(data)
 
     def flush(self) -> int:
         """Send the frames `send_later` queued, in order; returns how many the interface
-        refused (down, gone, longer than its MTU)."""
-        return self._txring.flush() if self._txring is not None else 0
+        refused (down, gone, longer than its MTU), with those `send` flushed before."""
+        refused = self._txring.flush() if self._txring is not None else 0
+        if self._refused:
+            refused += self._refused
+            self._refused = 0
+        return refused
 
     def recv(self, timeout: float | None = None) -> bytes | None:
         if self._pending:

@@ -303,6 +303,20 @@ def test_tx_ring_frames_above_the_mtu(wires) -> None:  # type: ignore[no-untyped
         assert collect(rx, 3) == [before, big, after]
 
 
+def test_frames_refused_when_send_flushes_the_queue_are_counted_by_flush(wires) -> None:  # type: ignore[no-untyped-def]
+    """`send` sends the queued frames first: a frame of them the interface refuses is not
+    lost from the count, the next `flush` reports it (once)."""
+    ns, (a, b), _ = wires
+    with tx_rx(ns, a, b, ring=False) as (tx, rx):
+        before, now = eth(MARK + b"before"), eth(MARK + b"now")
+        tx.send_later(before)
+        tx.send_later(eth(MARK + bytes(1600)))  # above the MTU: refused
+        tx.send(now)
+        assert collect(rx, 3, timeout=1.0) == [before, now]
+        assert tx.flush() == 1
+        assert tx.flush() == 0
+
+
 def test_tx_ring_frames_refused_while_the_interface_is_down(wires) -> None:  # type: ignore[no-untyped-def]
     """While the interface is down, `flush` counts every queued frame as refused and
     none of them leaves later; once it is up again, the ring sends as before."""
