@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import and_
 from typing import Any
 
 from .. import program_info as pinfo
@@ -585,7 +586,7 @@ def _masked_finder(
         (_top, mt1, d1) = probes[0]
 
         def find_one(key: tuple[int, ...]) -> Entry | None:
-            hit = d1.get(tuple(map(int.__and__, key, mt1)))
+            hit = d1.get(tuple(map(and_, key, mt1)))
             return None if hit is None else hit[1]
 
         return find_one
@@ -595,7 +596,7 @@ def _masked_finder(
         for top, mt, d in probes:
             if best is not None and best[0] < top:
                 break
-            hit = d.get(tuple(map(int.__and__, key, mt)))
+            hit = d.get(tuple(map(and_, key, mt)))
             if hit is not None and (best is None or hit[0] < best[0]):
                 best = hit
         return None if best is None else best[1]
