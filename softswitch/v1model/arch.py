@@ -236,7 +236,8 @@ class V1Model:
             result = _csum16_code(algo, name, parts, valid)  # 16 bits: nothing to mask
             if result is None:
                 result = f"_HASHES[{algo!r}]({data}) & {U64_MASK:#x}"
-            cx.line(f"if {cond}:" if _implies(cond, valid) else f"if {valid} and {cond}:")
+            tested = _tests_validity(cx, bound[0], valid)
+            cx.line(f"if {cond}:" if tested else f"if {valid} and {cond}:")
             with cx.indent():
                 cx.line(f"if {result} != {as_bits(ck.code, ck.type)}:")
                 with cx.indent():
@@ -254,7 +255,7 @@ class V1Model:
             width = T.width_of(dt)
             if algo in BMV2_ALGORITHMS:
                 pv = parts[0].valid if parts else "True"  # the list's header, tested by `cond`?
-                known = pv if _implies(cond, pv) else "True"
+                known = pv if _tests_validity(cx, bound[0], pv) else "True"
                 folded = _csum16_code(algo, name, parts, known)
                 if folded is not None and width >= 16:  # a csum16 fold is 16 bits: no mask
                     code = folded
@@ -526,10 +527,16 @@ def _check_simple(e: A.Expr, where: str) -> None:
         raise P4Unsupported.at(e.pos, f"computations are not supported in {where} on this target")
 
 
-def _implies(cond: str, valid: str) -> bool:
-    """Whether condition code `cond` can only be true when `valid` is (it is `valid`, or
-    `valid` and'ed with more), so that `valid` need not be tested again."""
-    return cond == valid or cond.startswith(f"({valid} and ")
+def _tests_validity(cx: ArchContext, cond: A.Expr | None, valid: str) -> bool:
+    """Whether condition `cond` can only hold while the header whose validity code is
+    `valid` is valid: it is that header's `isValid()`, or an `&&` with such a side (so
+    `valid` need not be tested again)."""
+    if isinstance(cond, A.Binary) and cond.op == "&&":
+        return _tests_validity(cx, cond.left, valid) or _tests_validity(cx, cond.right, valid)
+    if not (isinstance(cond, A.Call) and isinstance(cond.func, A.Member)):
+        return False
+    is_valid = cond.func.name == "isValid" and not cond.args
+    return is_valid and valid != "True" and FL.valid_of(cx, cond.func) == valid
 
 
 def _csum16_code(

@@ -213,3 +213,27 @@ def test_verify_with_the_field_list_of_an_invalid_header() -> None:
     )
     assert one(src, bytes([0xFF, 0xFF, 0]))[2] == 0
     assert one(src, bytes([0x12, 0x34, 0]))[2] == 1
+
+
+@pytest.mark.parametrize(
+    ("cond", "ip_tests"),
+    [
+        ("hdr.ip.isValid()", 1),  # the condition is the test
+        ("hdr.c.cond != 0 && hdr.ip.isValid()", 1),
+        ("hdr.ip.isValid() || hdr.c.cond != 0", 2),  # may hold with ip invalid
+        ("hdr.c.isValid()", 1),  # another header's: ip's validity tested besides
+    ],
+)
+def test_verify_tests_the_headers_validity_once_and_always(cond: str, ip_tests: int) -> None:
+    """A condition that already requires the checksum's header to be valid is not joined
+    by a second test of it; any other condition is. Either way a packet whose header is
+    invalid is never checked (cond 2: ip left unparsed) and a wrong checksum is found."""
+    src = IPV4_PROGRAM.replace("hdr.c.cond != 0, {", f"{cond}, {{", 1)
+    assert src != IPV4_PROGRAM
+    lines = compile_text(src, "cond.p4").source.splitlines()
+    flagged = next(i for i, ln in enumerate(lines) if "checksum_error = 1" in ln)
+    verify_if = lines[flagged - 2]  # if <validity and condition>: / if <sum> != field:
+    assert verify_if.strip().startswith("if ") and verify_if.count("ip._v") == ip_tests
+    sw = switch(src)
+    assert sw.process(0, bytes([2]))[0][1][0] == 0
+    assert sw.process(0, bytes([1]) + IP[:10] + b"\xb8\x62" + IP[12:])[0][1][0] == 1
