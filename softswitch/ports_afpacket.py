@@ -5,11 +5,11 @@ A `RawSocketPort` receives through a PACKET_MMAP ring (`ports_ring.RxRing`: no s
 per frame while frames wait) and sends on sockets of its own that receive nothing: `send`
 puts one frame on the wire at once; `send_later` queues frames that `flush` writes into a
 PACKET_MMAP transmit ring (`ports_txring.TxRing`) and hands to the kernel with one system
-call (the switch runtime flushes after every batch). It turns the interface's checksum and segmentation offloads off,
-ignores the frames this host sent on the interface, puts back VLAN tags the kernel moved
-into metadata, and completes checksums a peer left to "hardware" (CHECKSUM_PARTIAL),
-because a user-space switch that forwards such a frame unchanged would deliver a bad
-TCP/UDP checksum. Where the kernel refuses a receive ring, frames are received with
+call (the switch runtime flushes after every batch). It turns the interface's checksum
+and segmentation offloads off, ignores the frames this host sent on the interface, puts
+back VLAN tags the kernel moved into metadata, and completes checksums a peer left to
+"hardware" (CHECKSUM_PARTIAL), because a user-space switch that forwards such a frame
+unchanged would deliver a bad TCP/UDP checksum. Where the kernel refuses a receive ring, frames are received with
 `recvmsg`; where it refuses a transmit ring, `send_later` sends at once.
 """
 
@@ -182,7 +182,6 @@ class RawSocketPort:
         self.send_later: Callable[[bytes], object] = (
             self._txring.queue if self._txring is not None else self._tx.send
         )
-        self._waiting: list[bytes] = self._txring.waiting if self._txring is not None else []
 
     @property
     def gso_dropped(self) -> int:
@@ -266,7 +265,7 @@ class RawSocketPort:
     def send(self, data: bytes) -> None:
         """Put `data` on the wire (OSError when the interface refuses it, e.g. above MTU),
         after the frames `send_later` queued (those it refuses, the next `flush` counts)."""
-        if self._waiting:
+        if self._txring is not None and self._txring.waiting:
             self._refused = self.flush()
         self._tx.send(data)
 

@@ -160,7 +160,8 @@ def _one_read_of_the_owner(placed: list[tuple[str, int]]) -> list[tuple[str, int
 
 def _summed_terms(parts: list[Part]) -> list[str]:
     """Each field shifted left by its bit position in the list modulo 16 (the list padded
-    to whole 16-bit words as csum16 reads it): their sum is what `hashes.csum16_sum` folds (`csum16_code` writes that fold out)."""
+    to whole 16-bit words as csum16 reads it): their sum is what `hashes.csum16_sum`
+    folds (`csum16_code` writes that fold out)."""
     nbytes = (sum(p.width for p in parts) + 7) // 8
     placed = _placed(parts, nbytes * 8 + (8 if nbytes % 2 else 0))
     return [f"({code} << {shift % 16})" if shift % 16 else code for code, shift in placed]
