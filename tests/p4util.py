@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
+from typing import Any
 
 from softswitch.compiler import compile_text
 from softswitch.v1model.switch import Switch
@@ -88,3 +90,16 @@ def one(source: str, data: bytes, port: int = 0) -> bytes:
     out = run(source, data, port)
     assert len(out) == 1, f"expected one packet out, got {out}"
     return out[0][1]
+
+
+def fail_ingress_when(sw: Switch, fails: Callable[[Any, Any, Any], bool]) -> None:
+    """Make `sw`'s ingress raise RuntimeError("boom") for the packets `fails(hdr, meta,
+    std)` picks; the others run the program's ingress as before."""
+    block = sw._ingress_block
+
+    def failing(hdr: Any, meta: Any, std: Any) -> None:
+        if fails(hdr, meta, std):
+            raise RuntimeError("boom")
+        block(hdr, meta, std)
+
+    sw._ingress_block = failing

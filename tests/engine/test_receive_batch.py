@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.v1model.switch import STAGE_BATCH, CloneSession, Switch
-from tests.p4util import program, switch
+from tests.p4util import fail_ingress_when, program, switch
 
 HDR = "header h_t { bit<8> op; bit<8> a; bit<8> b; bit<8> c; }"
 
@@ -85,21 +85,10 @@ def test_the_ingress_passes_of_a_batch_come_before_its_egress_passes() -> None:
     assert seen == [0] * STAGE_BATCH + [STAGE_BATCH] * 4
 
 
-def _failing_on_op_7(sw: Switch) -> None:
-    block = sw._ingress_block
-
-    def failing(hdr, meta, std):  # type: ignore[no-untyped-def]
-        if hdr.h.op == 7:
-            raise RuntimeError("boom")
-        block(hdr, meta, std)
-
-    sw._ingress_block = failing
-
-
 def test_a_failing_packet_is_reported_and_the_others_go_out() -> None:
     src = program(decls=HDR, ingress="apply { sm.egress_spec = 2; }")
     sw = switch(src)
-    _failing_on_op_7(sw)
+    fail_ingress_when(sw, lambda hdr, meta, std: hdr.h.op == 7)
     failed: list[tuple[int, bytes, str]] = []
     frames = [(0, pkt(1)), (5, pkt(7)), (0, pkt(2))]
     out = sw.receive_batch(frames, lambda p, d, e: failed.append((p, d, str(e))))

@@ -11,7 +11,7 @@ from softswitch.clock import SimClock
 from softswitch.ports import PortClosed, QueuePort, queue_link
 from softswitch.runtime import SwitchRuntime
 from softswitch.v1model.switch import Digest
-from tests.p4util import program
+from tests.p4util import fail_ingress_when, program
 
 from .programs import compiled
 
@@ -342,14 +342,7 @@ def test_a_frame_that_fails_is_counted_and_its_batch_goes_on(caplog) -> None:  #
     rt.add_port(2, out)
     sw = rt.switch
     assert sw is not None
-    block = sw._ingress_block
-
-    def failing(hdr, meta, std):  # type: ignore[no-untyped-def]
-        if std.ingress_port == 3:
-            raise RuntimeError("boom")
-        block(hdr, meta, std)
-
-    sw._ingress_block = failing
+    fail_ingress_when(sw, lambda hdr, meta, std: std.ingress_port == 3)
     stream = [(1, frame(2, val=0)), (3, frame(2, val=1)), (1, frame(2, val=2))]
     assert rt.inject_many(stream) == 3
     assert [f[2] for f in out.take_all()] == [0, 2]
