@@ -151,7 +151,7 @@ class V1Model:
         if kind == "meter" and method == "execute_meter":
             dst = args[1]
             dt = cx.expr(dst).type
-            cx.assign(dst, V(f"{o}.execute({self._index(cx, args[0])})", dt))
+            cx.assign(dst, V(f"{o}.execute({self._index_of(cx, args[0])[0]})", dt))
             return V("", T.VOID)
         if kind == "direct_meter" and method == "read":
             dst = args[0]
@@ -159,9 +159,6 @@ class V1Model:
             cx.assign(dst, V(f"{o}.color", dt))
             return V("", T.VOID)
         raise P4Unsupported.at(c.pos, f"{kind}.{method}")
-
-    def _index(self, cx: ArchContext, e: A.Expr | None) -> str:
-        return self._index_of(cx, e)[0]
 
     def _index_of(self, cx: ArchContext, e: A.Expr | None) -> tuple[str, bool]:
         """Code for an extern's index, and whether it is never negative (a bit pattern;
