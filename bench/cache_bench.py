@@ -67,9 +67,11 @@ def child_fabricsim(mode: str, flow_bytes: int) -> None:
     print(r["packet_hops"])
 
 
-def counts(mode: str, how: str, packets: int, work: Path, switches: int = 1) -> tuple[int, ...]:
-    """COUNTS for the child script run with these arguments; for a fabricsim run (`how`
-    "hop", `packets` its flow size), its hops last."""
+def counts(
+    mode: str, how: str, packets: int, work: Path, switches: int = 1
+) -> tuple[tuple[int, ...], str]:
+    """COUNTS for the child script run with these arguments (`how` "hop": a fabricsim run,
+    `packets` its flow size), and what the child printed."""
     log = work / f"{mode}-{how}-{packets}.log"
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(ROOT))
     cmd = [
@@ -96,23 +98,22 @@ def counts(mode: str, how: str, packets: int, work: Path, switches: int = 1) -> 
         if m is None:
             raise RuntimeError(f"cachegrind printed no '{name}' line (see {log})")
         found.append(int(m.group(1).replace(",", "")))
-    if how == "hop":
-        found.append(int(done.stdout.split()[-1]))
-    return tuple(found)
+    return tuple(found), done.stdout
 
 
 def per_packet(mode: str, how: str, packets: int, work: Path, switches: int) -> list[float]:
     small, large = packets // 4 // 64 * 64, packets // 64 * 64
-    a = counts(mode, how, small, work, switches)
-    b = counts(mode, how, large, work, switches)
+    (a, _), (b, _) = (counts(mode, how, n, work, switches) for n in (small, large))
     return [(y - x) / (large - small) for x, y in zip(a, b, strict=True)]
 
 
 def per_hop(mode: str, work: Path, pool: ThreadPoolExecutor) -> list[float]:
     """COUNTS per fabricsim packet-hop: runs with 20 kB and 60 kB flows, side by side."""
-    a, b = pool.map(lambda flow: counts(mode, "hop", flow, work), (20_000, 60_000))
-    hops = b[-1] - a[-1]
-    return [(y - x) / hops for x, y in zip(a[:-1], b[:-1], strict=True)]
+    (a, out_a), (b, out_b) = pool.map(
+        lambda flow: counts(mode, "hop", flow, work), (20_000, 60_000)
+    )
+    hops = int(out_b.split()[-1]) - int(out_a.split()[-1])  # each child prints its hops
+    return [(y - x) / hops for x, y in zip(a, b, strict=True)]
 
 
 def main() -> None:
