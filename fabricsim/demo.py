@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--processes", type=int, default=2)
     args = ap.parse_args(argv)
+    for opt in ("flow_bytes", "incast_bytes", "in_order_bytes", "processes"):
+        if getattr(args, opt) < 1:
+            ap.error(f"--{opt.replace('_', '-')} must be at least 1, not {getattr(args, opt)}")
     t0 = time.monotonic()
     jobs = demo_jobs(args.flow_bytes, args.incast_bytes, args.in_order_bytes, args.seed)
     print(

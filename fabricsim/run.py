@@ -21,12 +21,13 @@ from softswitch.codegen.program import CompiledProgram
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .network import NetParams, Network
 from .transport import CcParams, Receiver, Sender
-from .workloads import Flow, make_workload
+from .workloads import WORKLOADS, Flow, make_workload
 
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
 MODES = ("ecmp", "flowlet", "spray", "adaptive")
+RECEIVERS = ("tolerant", "in_order")
 MTU = 1500
 COLLECTOR_PORT = 250  # every leaf's (unwired) port toward the INT collector
 COLLECTOR_IP = "10.255.255.1"
@@ -59,6 +60,30 @@ class SimConfig:
     drain: bool = False  # after the last flow, run until nothing is in flight
     int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
     sample_ns: int = 1_000
+
+    def __post_init__(self) -> None:
+        """A configuration that cannot run is refused here (ValueError naming the field),
+        not part-way through a simulation."""
+        if self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODES)}")
+        if self.workload not in WORKLOADS:
+            raise ValueError(f"workload {self.workload!r}: one of {', '.join(WORKLOADS)}")
+        if self.receiver not in RECEIVERS:
+            raise ValueError(f"receiver {self.receiver!r}: one of {', '.join(RECEIVERS)}")
+        if self.flow_bytes < 1:
+            raise ValueError(f"flow_bytes {self.flow_bytes}: a flow carries at least one byte")
+        if not 0 < self.load <= 1:
+            raise ValueError(f"load {self.load:g}: a fraction of the line rate, above 0, at most 1")
+        if self.fan_in is not None and self.fan_in < 1:
+            raise ValueError(f"fan_in {self.fan_in}: at least one sender")
+        if self.time_limit_ns <= 0:
+            raise ValueError("time_limit_ns: the simulation needs some time to run")
+        watchdog = self.net.pfc.watchdog_ns
+        if watchdog is not None and watchdog <= 0:
+            raise ValueError(f"PFC watchdog {watchdog} ns: a timeout above 0")
+        for what, at in (("fail_link", self.fail_link), ("storm", self.storm)):
+            if at is not None and at[-1] < 0:
+                raise ValueError(f"{what} at {at[-1]} ns: not before the start")
 
     def label(self) -> str:
         return f"{self.workload}/{self.mode}/seed{self.seed}"

@@ -48,7 +48,9 @@ def incast(
     others = [h for h in hosts if h != dst and (leaf_of is None or leaf_of[h] != leaf_of[dst])]
     if not others:
         others = [h for h in hosts if h != dst]
-    k = min(fan_in or len(others), len(others))
+    if fan_in is not None and fan_in > len(others):
+        raise ValueError(f"incast fan-in {fan_in}: only {len(others)} hosts can send to {dst}")
+    k = len(others) if fan_in is None else fan_in
     senders = sorted(rng.sample(others, k), key=hosts.index)
     return [Flow(i, s, dst, size) for i, s in enumerate(senders)]
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,35 @@ def parse_time_ns(text: str) -> int:
     return int(float(m[1]) * _UNITS[m[2] or "us"])
 
 
+def _positive_time(text: str) -> int:
+    t = parse_time_ns(text)
+    if t <= 0:
+        raise argparse.ArgumentTypeError(f"expected a time above 0, got {text!r}")
+    return t
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
+
+
+def _offered_load(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not 0 < x <= 1:
+        raise argparse.ArgumentTypeError(
+            f"expected an offered load above 0 and at most 1 (0.5: half the line rate), got {text!r}"
+        )
+    return x
+
+
 def parse_fail_link(text: str) -> tuple[str, str, int]:
     """`A,B@T`: the link between A and B fails at time T."""
     link, sep, when = text.partition("@")
@@ -46,7 +76,7 @@ def _storm(text: str) -> tuple[str, int]:
     return host.strip(), parse_time_ns(when)
 
 
-def _csv(kind: type, choices: tuple[str, ...] | None = None) -> Any:
+def _csv(kind: Callable[[str], Any], choices: tuple[str, ...] | None = None) -> Any:
     def parse(text: str) -> list[Any]:
         items = [kind(x.strip()) for x in text.split(",") if x.strip()]
         if not items:
@@ -63,17 +93,23 @@ def _csv(kind: type, choices: tuple[str, ...] | None = None) -> Any:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("topology", metavar="TOPO", help="topology file (YAML)")
     p.add_argument(
-        "--flow-bytes", type=int, default=300_000, help="bytes per flow (default 300000)"
+        "--flow-bytes", type=_positive_int, default=300_000, help="bytes per flow (default 300000)"
     )
     p.add_argument("--receiver", choices=("tolerant", "in_order"), default="tolerant")
     p.add_argument(
-        "--fan-in", type=int, help="incast senders (default: every host on other leaves)"
+        "--fan-in",
+        type=_positive_int,
+        help="incast senders (default: every host on other leaves)",
     )
     p.add_argument("--pfc", action="store_true", help="lossless: PFC pause on switch ingress")
-    p.add_argument("--watchdog", type=parse_time_ns, metavar="TIME", help="PFC watchdog timeout")
+    p.add_argument("--watchdog", type=_positive_time, metavar="TIME", help="PFC watchdog timeout")
     p.add_argument("--no-cc", action="store_true", help="senders ignore ECN echoes and CNPs")
     p.add_argument(
-        "--time-limit", type=parse_time_ns, default=parse_time_ns("20ms"), metavar="TIME"
+        "--time-limit",
+        type=_positive_time,
+        default=parse_time_ns("20ms"),
+        metavar="TIME",
+        help="simulated time a run may take (default 20ms)",
     )
 
 
@@ -90,7 +126,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workload", choices=WORKLOADS, default="permutation")
     p.add_argument("--mode", choices=MODES, default="ecmp")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--load", type=float, default=0.5, help="poisson workload: offered load 0..1")
+    p.add_argument(
+        "--load",
+        type=_offered_load,
+        default=0.5,
+        help="poisson workload: offered load, 0 < LOAD <= 1",
+    )
     p.add_argument(
         "--fail-link", type=parse_fail_link, metavar="A,B@TIME", help="fail a link mid-run"
     )
@@ -110,8 +151,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--modes", type=_csv(str, MODES), default=list(MODES))
     s.add_argument("--workloads", type=_csv(str, WORKLOADS), default=["permutation"])
     s.add_argument("--seeds", type=_csv(int), default=[1])
-    s.add_argument("--loads", type=_csv(float), default=[0.5], help="poisson workload loads")
-    s.add_argument("--processes", type=int, default=2)
+    s.add_argument(
+        "--loads", type=_csv(_offered_load), default=[0.5], help="poisson workload loads"
+    )
+    s.add_argument("--processes", type=_positive_int, default=2)
     s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler (tcp://host:8786)")
     s.add_argument("-o", "--output", metavar="FILE", help="results as JSON (default stdout)")
     s.set_defaults(func=_sweep)
@@ -123,6 +166,10 @@ def _config(args: argparse.Namespace, **kw: Any) -> Any:
     from fabricsim.switchnode import PfcParams
     from fabricsim.transport import CcParams
 
+    if args.watchdog is not None and not args.pfc:
+        raise CliError("--watchdog needs --pfc (it ends PFC pause storms)")
+    if getattr(args, "storm", None) and not args.pfc:
+        raise CliError("--storm needs --pfc (a stuck receiver pauses its switch)")
     cfg = SimConfig(
         flow_bytes=args.flow_bytes,
         receiver=args.receiver,

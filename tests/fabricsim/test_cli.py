@@ -54,6 +54,36 @@ def test_sim_errors_name_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFix
     assert "A,B@TIME" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--flow-bytes", "0"], "--flow-bytes: expected a whole number of at least 1, got '0'"),
+        (["--flow-bytes", "-5"], "--flow-bytes: expected a whole number of at least 1"),
+        (["--fan-in", "0", "--workload", "incast"], "--fan-in: expected a whole number"),
+        (["--time-limit", "0"], "--time-limit: expected a time above 0, got '0'"),
+        (["--load", "2", "--workload", "poisson"], "--load: expected an offered load above 0"),
+        (["--load", "0"], "--load: expected an offered load above 0"),
+        (["--pfc", "--watchdog", "0us"], "--watchdog: expected a time above 0"),
+        (["--watchdog", "20us"], "--watchdog needs --pfc"),
+        (["--storm", "h4@2us"], "--storm needs --pfc"),
+        (["--fan-in", "9", "--workload", "incast"], "incast fan-in 9: only 2 hosts can send to"),
+    ],
+)
+def test_sim_refuses_values_it_cannot_run(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sim", TOPO, *args]) != 0
+    err = capsys.readouterr().err
+    assert says in err, err
+
+
+def test_sweep_refuses_bad_grid_values(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", TOPO, "--loads", "0.5,1.5"]) != 0
+    assert "expected an offered load above 0 and at most 1" in capsys.readouterr().err
+    assert main(["sweep", TOPO, "--processes", "0"]) != 0
+    assert "--processes: expected a whole number of at least 1" in capsys.readouterr().err
+
+
 def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
     out = tmp_path / "sweep.json"
     rc = main(
@@ -106,3 +136,18 @@ def test_demo_grid_and_table() -> None:
     row = dict.fromkeys(SUMMARY_KEYS, 0) | {"throughput_pct_of_line_rate": 41.25}
     table = format_table({"permutation": {"ecmp": row}})
     assert table.splitlines()[2].split()[:3] == ["permutation", "ecmp", "41.2"]
+
+
+@pytest.mark.parametrize(
+    "opt", ["--flow-bytes", "--incast-bytes", "--in-order-bytes", "--processes"]
+)
+def test_demo_refuses_sizes_below_one(
+    opt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fabricsim.demo import main as demo_main
+
+    with pytest.raises(SystemExit) as e:
+        demo_main(["--out", str(tmp_path / "out"), opt, "0"])
+    assert e.value.code == 2
+    assert f"{opt} must be at least 1, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # refused before anything ran or was written
