@@ -365,7 +365,9 @@ class Tables:
         keys: list[pinfo.KeySpec],
         has_prio: bool,
     ) -> pinfo.ConstEntrySpec:
-        items = list(e.keyset.items) if isinstance(e.keyset, A.TupleKeyset) else [e.keyset]
+        # `(a, b)`, or a list expression `{a, b}` (p4c takes one as a keyset too)
+        keyset = e.keyset
+        items = list(keyset.items) if isinstance(keyset, A.TupleKeyset | A.ListExpr) else [keyset]
         if len(items) != len(keys):
             raise P4TypeError.at(e.pos, f"{len(items)} key values for {len(keys)} keys")
         matches = []

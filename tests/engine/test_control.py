@@ -107,6 +107,32 @@ def test_const_entries_and_const_default() -> None:
     assert sw.process(0, bytes([0x21, 0, 0]))[0][1][1] == 3
 
 
+def test_const_entries_keyed_by_list_expressions() -> None:
+    """`{a, b}` and `{(a)}` as an entry's keys, as p4c-bm2-ss takes them (p4c's sample
+    action-two-params.p4)."""
+    src = program(
+        decls=HDR,
+        ingress="""
+        action set_r(bit<8> v) { hdr.h.r = v; }
+        table two {
+            key = { hdr.h.k: exact; hdr.h.s: exact; }
+            actions = { set_r; NoAction; }
+            const entries = { {8w1, 8w2} : set_r(12); {(8w3), 8w4} : set_r(34); }
+        }
+        table one {
+            key = { hdr.h.k: exact; }
+            actions = { set_r; NoAction; }
+            const entries = { {(8w0x20 | 8w0x05)} : set_r(37); }
+        }
+        apply { if (!two.apply().hit) { one.apply(); } }
+        """,
+    )
+    assert one(src, bytes([1, 0, 2]))[1] == 12
+    assert one(src, bytes([3, 0, 4]))[1] == 34
+    assert one(src, bytes([0x25, 0, 4]))[1] == 37
+    assert one(src, bytes([1, 0, 4]))[1] == 0
+
+
 def test_exit_stops_the_control() -> None:
     src = program(
         decls=HDR, ingress="apply { hdr.h.r = 1; if (hdr.h.k == 0) { exit; } hdr.h.r = 2; }"

@@ -35,6 +35,25 @@ def test_select_value_mask_range_default() -> None:
     assert parse_tag(cases, 0x06) == 0
 
 
+def test_a_list_expression_is_a_keyset_as_in_p4c() -> None:
+    """`{a, b}` for two select keys and `{a}` (or `{(a)}`) for one: p4c-bm2-ss takes a
+    list expression as the keyset (p4c's sample action-two-params.p4 writes one)."""
+    cases = "{8w0x1F, 8w0x55}: one; {(8w3), 8w0x55}: two; default: accept;"
+    assert parse_tag(cases, 0x1F) == 1
+    assert parse_tag(cases, 0x03) == 2
+    assert parse_tag(cases, 0x1E) == 0
+    src = program(
+        decls=HDRS,
+        headers="out_t o; h_t h;",
+        parser="""
+        state start { pkt.extract(hdr.h); transition select(hdr.h.kind) { {(8w9)}: one; } }
+        state one { hdr.o.setValid(); hdr.o.tag = 1; transition accept; }
+        """,
+    )
+    assert one(src, bytes([9, 0]))[0] == 1
+    assert one(src, bytes([8, 0])) == bytes([8, 0])
+
+
 def test_no_match_ends_parsing_without_an_error_as_on_bmv2() -> None:
     """p4c-bm2-ss gives a select without a matching case no default transition, so BMv2
     ends parsing there: parser_error stays NoError (checked with run-stf)."""
