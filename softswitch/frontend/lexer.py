@@ -29,6 +29,7 @@ _TOKEN_RE = re.compile(
   | (?P<str>"(?:[^"\\]|\\[\s\S])*")
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<punct>\|\+\|=|\|-\|=|<<=|>>=|\+=|-=|\*=|/=|%=|&=|\|=|\^=|&&&|\|\+\||\|-\||\.\.|<<|<=|>=|==|!=|&&|\|\||\+\+|[-+*/%&|^~!<>=?:;,.(){}\[\]@#])
+  | (?P<other>\S)  # only inside an annotation's body (any token may stand there)
     """,
     re.VERBOSE,
 )
@@ -55,10 +56,7 @@ def raw_tokens(text: str, filename: str = "<input>") -> list[RawToken]:
     n = len(text)
     while pos < n:
         m = _TOKEN_RE.match(text, pos)
-        if m is None:
-            raise P4SyntaxError(
-                f"unexpected character {text[pos]!r}", filename, line, pos - line_start + 1
-            )
+        assert m is not None  # every character is some token (`other` at worst)
         kind = m.lastgroup or ""
         if kind == "nl":
             line += 1
@@ -209,6 +207,10 @@ class P4Lexer(Lexer):
             i += 1
 
     def _classify(self, tok: RawToken, types: set[str]) -> str:
+        if tok.kind == "other":
+            raise P4SyntaxError(
+                f"unexpected character {tok.text!r}", self.filename, tok.line, tok.col
+            )
         if tok.kind == "int":
             return "INTEGER"
         if tok.kind == "str":

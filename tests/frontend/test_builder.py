@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from softswitch.frontend import ast as A
+from softswitch.frontend.errors import P4SyntaxError
 from softswitch.frontend.parse import parse_text
 
 
@@ -31,3 +34,19 @@ def test_type_and_constructor_parameters_still_split() -> None:
     assert isinstance(c, A.ControlDecl)
     assert c.type_params == ("T",)
     assert [p.name for p in c.params] == ["v"] and [p.name for p in c.ctor_params] == ["k"]
+
+
+def test_an_unstructured_annotation_body_may_hold_any_token() -> None:
+    """Inside `@name(...)` any token may stand (p4c's free-form-annotation.p4 quotes prose
+    with apostrophes); the body is kept as written."""
+    src = "@scrabble(\n  - That's it. $ ` 0xdeadbeef\n)\nheader h_t { bit<8> a; }\n"
+    h = _decl(src, "h_t")
+    (ann,) = h.annotations
+    assert ann.name == "scrabble"
+    assert ann.body.strip() == "- That's it. $ ` 0xdeadbeef"
+
+
+def test_a_stray_character_outside_an_annotation_is_an_error_with_its_position() -> None:
+    with pytest.raises(P4SyntaxError) as e:
+        parse_text("header h_t {\n  bit<8> a';\n}\n", "t.p4", lambda n: ("t.p4", n))
+    assert "t.p4:2:11" in str(e.value) and 'unexpected character "\'"' in str(e.value)
