@@ -132,7 +132,7 @@ class Calls:
         if isinstance(f, A.Member):
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
-            sym = self.st.scope.lookup(f.name)
+            sym = self._callee(f.name, c.args)
             if isinstance(sym, ActionSym) and not self.st.in_action and not self.st.dead:
                 # p4c inlines calls made inside actions: only apply-block calls count
                 here = self.st.inst.qualified if self.st.inst is not None else ""
@@ -149,6 +149,18 @@ class Calls:
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
         raise P4TypeError.at(c.pos, "this expression cannot be called")
+
+    def _callee(self, name: str, args: tuple[A.Argument, ...]) -> Any:
+        """The declaration a call of `name` with `args` means: the innermost one, unless
+        it cannot take that many arguments and an outer one of the name can (p4c resolves
+        calls by name and argument count: an action `hash()` may call the extern `hash`,
+        as p4c's issue1541.p4 does)."""
+        found = self.st.scope.lookup_all(name)
+        if len(found) > 1 and not _takes(found[0], args):
+            for sym in found[1:]:
+                if _takes(sym, args):
+                    return sym
+        return found[0] if found else None
 
     def invoke(
         self,
@@ -495,6 +507,16 @@ class Calls:
                     self.st.out.line(f"{_emitter(el)}({pk}, _h)")
             return
         raise P4Unsupported.at(pos, f"emit of a value of type {v.type}")
+
+
+def _takes(sym: Any, args: tuple[A.Argument, ...]) -> bool:
+    """Can the action, function or extern function `sym` take `args`? Other
+    declarations: yes (the call fails later if it must)."""
+    if isinstance(sym, ActionSym):
+        return A.accepts(sym.decl.params, args)
+    if isinstance(sym, FunctionSym | ExternFunctionSym):
+        return A.accepts(sym.decl.proto.params, args)
+    return True
 
 
 def _emitter(t: T.P4Type) -> str:

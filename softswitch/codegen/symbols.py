@@ -117,6 +117,16 @@ class Scope:
             s = s.parent
         return None
 
+    def lookup_all(self, name: str) -> list[Any]:
+        """Every declaration of `name` in scope, the innermost first."""
+        out = []
+        s: Scope | None = self
+        while s is not None:
+            if name in s.names:
+                out.append(s.names[name])
+            s = s.parent
+        return out
+
     def define(self, name: str, sym: Any) -> None:
         self.names[name] = sym
 

@@ -547,3 +547,18 @@ class ControlDecl(Decl):
 @dataclass(slots=True, eq=False)
 class Program:
     decls: tuple[Decl, ...]
+
+
+def accepts(params: tuple[Param, ...], args: tuple[Argument, ...]) -> bool:
+    """Can a callable with `params` take `args` (their number and names)? A parameter
+    with a default or `@optional` may be left out. p4c resolves a call by the name and
+    the arguments: a callable that cannot take them does not hide an outer one that can."""
+    names = {p.name for p in params}
+    if any(a.name is not None and a.name not in names for a in args):
+        return False
+    required = sum(
+        1
+        for p in params
+        if p.default is None and find_annotation(p.annotations, "optional") is None
+    )
+    return required <= len(args) <= len(params)

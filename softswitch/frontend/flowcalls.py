@@ -50,7 +50,7 @@ class FlowCalls(FlowCore):
             self.extern_method(f, c.args)
             return
         if isinstance(f, A.NameRef):
-            b = self.lookup(f.name)
+            b = self.lookup_call(f.name, c.args)
             if isinstance(b, Ref) and b.kind == "action":
                 assert isinstance(b.decls[0], A.ActionDecl)
                 self.action_call(b.decls[0], c.args)

@@ -70,6 +70,16 @@ class FlowCore:
                 return b
         return None
 
+    def lookup_call(self, name: str, args: tuple[A.Argument, ...]) -> Var | Ref | None:
+        """What a call of `name` with `args` calls: the innermost declaration, unless it
+        cannot take the arguments and an outer one can (as the generator resolves it)."""
+        name = name.lstrip(".")
+        found = [b for frame in reversed(self.env) if (b := frame.get(name)) is not None]
+        for b in found:
+            if not isinstance(b, Ref) or _ref_accepts(b, args):
+                return b
+        return found[0] if found else None
+
     # ------------------------------------------------------------ declarations
     def new_var(self, node: object, name: str, ref: A.TypeRef | None) -> Var:
         tname = ref.name if isinstance(ref, A.NamedTypeRef) else ""
@@ -286,3 +296,15 @@ def _text(e: A.Expr) -> str:
     if isinstance(e, A.Member):
         return f"{_text(e.base)}.{e.name}"
     return "..."
+
+
+def _ref_accepts(r: Ref, args: tuple[A.Argument, ...]) -> bool:
+    """Can the action, function or extern function `r` take `args`? Other names: yes."""
+    for d in r.decls:
+        if isinstance(d, A.ActionDecl) and A.accepts(d.params, args):
+            return True
+        if isinstance(d, A.FunctionDecl | A.ExternFunctionDecl) and A.accepts(d.proto.params, args):
+            return True
+    return not any(
+        isinstance(d, A.ActionDecl | A.FunctionDecl | A.ExternFunctionDecl) for d in r.decls
+    )

@@ -133,6 +133,22 @@ def test_const_entries_keyed_by_list_expressions() -> None:
     assert one(src, bytes([1, 0, 4]))[1] == 0
 
 
+def test_a_call_takes_the_declaration_of_its_name_that_fits_its_arguments() -> None:
+    """Inside action `hash()`, `hash(...)` with five arguments is v1model's extern (p4c
+    resolves by name and argument count: its issue1541.p4); `hash()` is the action."""
+    src = program(
+        decls=HDR,
+        ingress="""
+        action hash() {
+            hash(hdr.h.r, HashAlgorithm.identity, 8w0, { hdr.h.k }, 16w256);
+        }
+        action random(bit<8> v) { hdr.h.s = v; }
+        apply { hash(); random(7); }
+        """,
+    )
+    assert one(src, bytes([0x42, 0, 0])) == bytes([0x42, 0x42, 7])
+
+
 def test_exit_stops_the_control() -> None:
     src = program(
         decls=HDR, ingress="apply { hdr.h.r = 1; if (hdr.h.k == 0) { exit; } hdr.h.r = 2; }"
