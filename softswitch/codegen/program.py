@@ -98,6 +98,25 @@ class ProgramGen:
             refs[:] = [r for i, r in enumerate(refs) if i not in drop]
         return pys
 
+    def _type_vars(
+        self, names: tuple[str, ...], where: tuple[A.Param, ...] | tuple[A.TypeRef, ...]
+    ) -> None:
+        """Remember the references in `where` (parameters' types, or types) that name one
+        of the type parameters `names` (see GenState.type_var_refs)."""
+        if not names:
+            return
+        todo = [w.type_ref if isinstance(w, A.Param) else w for w in where]
+        while todo:
+            ref = todo.pop()
+            if isinstance(ref, A.NamedTypeRef):
+                if ref.name in names and not ref.args:
+                    self.st.type_var_refs.add(ref)
+                todo.extend(ref.args)
+            elif isinstance(ref, A.StackTypeRef):
+                todo.append(ref.element)
+            elif isinstance(ref, A.TupleTypeRef):
+                todo.extend(ref.args)
+
     def declare(self, d: A.Decl) -> None:  # noqa: C901
         if isinstance(d, A.ErrorDecl):
             for m in d.members:
@@ -119,16 +138,23 @@ class ProgramGen:
             self.st.scope.define(d.name, TypeSym(T.ExternType(d.name, d)))
             for tp in d.type_params:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
+            for ctor in d.constructors:
+                self._type_vars(d.type_params, ctor)
             for method in d.methods:
                 for tp in method.type_params:
                     self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
+                self._type_vars((*d.type_params, *method.type_params), method.params)
+                self._type_vars((*d.type_params, *method.type_params), (method.return_type,))
         elif isinstance(d, A.ExternFunctionDecl):
             for tp in d.proto.type_params:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
+            self._type_vars(d.proto.type_params, d.proto.params)
+            self._type_vars(d.proto.type_params, (d.proto.return_type,))
             self.st.scope.define(d.name, ExternFunctionSym(d))
         elif isinstance(d, A.BlockTypeDecl):
             for tp in d.type_params:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
+            self._type_vars(d.type_params, d.params)
             self.st.scope.define(d.name, TypeSym(T.BlockType(d.kind, d.name, d)))
         elif isinstance(d, A.ParserDecl | A.ControlDecl):
             kind = "parser" if isinstance(d, A.ParserDecl) else "control"

@@ -85,6 +85,11 @@ class GenState:
     type_names: dict[str, T.P4Type] = field(default_factory=dict)
     field_annotations: dict[str, dict[str, A.Annots]] = field(default_factory=dict)
     struct_types: dict[str, T.StructLikeType] = field(default_factory=dict)
+    # the type references that name a type parameter of their generic declaration (an
+    # extern, extern function, parser/control/package type): they stay type variables
+    # even where the program declares a type of the same name (`struct M` beside v1model's
+    # `hash<O, T, D, M>`)
+    type_var_refs: set[A.NamedTypeRef] = field(default_factory=set)
     odd_headers: dict[str, P4Unsupported] = field(default_factory=dict)  # BMv2 cannot hold
     # ------------------------------------------------------------ output
     classes: Emitter = field(default_factory=Emitter)  # header and struct classes

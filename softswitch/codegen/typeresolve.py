@@ -95,6 +95,8 @@ class Types:
         if isinstance(ref, A.TupleTypeRef):
             return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
         if isinstance(ref, A.NamedTypeRef):
+            if ref in self.st.type_var_refs:
+                return T.TypeVar(ref.name)
             sym = self.st.scope.lookup(ref.name)
             if not isinstance(sym, TypeSym):
                 raise P4TypeError.at(ref.pos, f"{ref.name}: unknown type")

@@ -143,6 +143,23 @@ def test_hash_crc16_crc32_with_base_and_max() -> None:
     assert int.from_bytes(out[1:5], "big") == 10 + zlib.crc32(bytes([7])) % 100
 
 
+def test_a_program_type_named_like_an_extern_type_parameter_does_not_replace_it() -> None:
+    """v1model declares `hash<O, T, D, M>(..., in M max)`; a program's own `struct M` (or
+    `header T`) is another type, and the extern's M still takes the argument's type (p4c's
+    hash-bmv2.p4 names its metadata struct M)."""
+    src = program(
+        decls=HDR + " struct M { bit<8> x; } header T { bit<8> y; }",
+        ingress="""apply {
+            M m = { 3 };
+            hash(hdr.h.c, HashAlgorithm.crc16, 16w0, { hdr.h.v }, 32w65536);
+            hash(hdr.h.k, HashAlgorithm.identity, 8w0, { hdr.h.v[7:0] + m.x }, 16w256);
+        }""",
+    )
+    out = one(src, pkt(7, 0x01020304))
+    assert int.from_bytes(out[5:7], "big") == crc16(bytes([1, 2, 3, 4]))
+    assert out[0] == 4 + 3
+
+
 def test_identity_hash_of_field_lists() -> None:
     """identity is the serialised list's first 8 bytes as an int: the whole list when it
     is shorter (k ++ v ++ c: 7 bytes), the leading 8 bytes of a longer one (v ++ v ++ c:
