@@ -145,6 +145,8 @@ class Calls:
                 rt = self.types.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
+                if sym.decl.name == "static_assert" and not sym.decl.proto.type_params:
+                    return self._static_assert(sym.decl, c)
                 return self.st.arch.extern_function(self.st.arch_cx, sym.decl, c, statement)
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
@@ -155,12 +157,34 @@ class Calls:
         it cannot take that many arguments and an outer one of the name can (p4c resolves
         calls by name and argument count: an action `hash()` may call the extern `hash`,
         as p4c's issue1541.p4 does)."""
-        found = self.st.scope.lookup_all(name)
+        found = [
+            o
+            for sym in self.st.scope.lookup_all(name)
+            for o in (sym.overloads() if isinstance(sym, ExternFunctionSym) else [sym])
+        ]
         if len(found) > 1 and not _takes(found[0], args):
             for sym in found[1:]:
                 if _takes(sym, args):
                     return sym
         return found[0] if found else None
+
+    def _static_assert(self, decl: A.ExternFunctionDecl, c: A.Call) -> V:
+        """core.p4's `static_assert(check[, message])`: decided while compiling (an error
+        naming the message when the check is false); its value is true."""
+        bound = self.bind_args(decl.proto.params, c.args, c.pos)
+        if bound[0] is None:
+            raise P4TypeError.at(c.pos, "static_assert needs a condition")
+        check = self.exprs.convert(self.exprs.expr(bound[0], T.BOOL), T.BOOL, c.pos)
+        if not check.is_const:
+            raise P4TypeError.at(c.pos, "static_assert needs a condition known when compiling")
+        if not check.const:
+            message = "static_assert failed"
+            if len(bound) > 1 and bound[1] is not None:
+                text = self.exprs.expr(bound[1])
+                if isinstance(text.const, str):
+                    message += f": {text.const}"
+            raise P4TypeError.at(c.pos, message)
+        return V("True", T.BOOL, True)
 
     def invoke(
         self,

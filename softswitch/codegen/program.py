@@ -150,7 +150,9 @@ class ProgramGen:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))
             self._type_vars(d.proto.type_params, d.proto.params)
             self._type_vars(d.proto.type_params, (d.proto.return_type,))
-            self.st.scope.define(d.name, ExternFunctionSym(d))
+            prev = self.st.scope.names.get(d.name)
+            others = (prev.decl, *prev.others) if isinstance(prev, ExternFunctionSym) else ()
+            self.st.scope.define(d.name, ExternFunctionSym(d, others))
         elif isinstance(d, A.BlockTypeDecl):
             for tp in d.type_params:
                 self.st.scope.define(tp, TypeSym(T.TypeVar(tp)))

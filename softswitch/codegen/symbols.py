@@ -82,6 +82,13 @@ class FunctionSym:
 @dataclass(slots=True)
 class ExternFunctionSym:
     decl: Any
+    # the other declarations of the name in the same scope (overloads by the number of
+    # parameters: `log_msg(msg)` and `log_msg<T>(msg, data)`), the earlier first
+    others: tuple[Any, ...] = ()
+
+    def overloads(self) -> list[ExternFunctionSym]:
+        """One symbol per declaration of the name, this one first."""
+        return [self, *(ExternFunctionSym(d) for d in self.others)]
 
 
 @dataclass(slots=True)

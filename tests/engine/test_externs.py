@@ -10,6 +10,7 @@ import pytest
 
 from softswitch.clock import SimClock
 from softswitch.engine.matches import Exact
+from softswitch.frontend.errors import P4TypeError
 from softswitch.v1model.context import KEPT_MESSAGES, PacketContext
 from softswitch.v1model.hashes import crc16, crc32, hash_result
 from tests.p4util import one, program, switch
@@ -263,6 +264,36 @@ def test_digest_and_log_msg() -> None:
     assert len(sw.digests) == 1 and sw.digests[0].name == "d_t"
     assert (sw.digests[0].data.k, sw.digests[0].data.v) == (3, 4)
     assert list(sw.ctx.logs) == ["k=3 v=4"]
+
+
+def test_log_msg_with_a_message_alone_and_with_data() -> None:
+    """v1model declares `log_msg(msg)` and `log_msg<T>(msg, data)`: a call takes the one
+    that fits its arguments (p4c's logging-bmv2.p4 logs a message alone)."""
+    src = program(
+        decls=HDR,
+        ingress='apply { log_msg("start"); log_msg("k={}", { hdr.h.k }); log_msg("end"); }',
+    )
+    sw = switch(src)
+    sw.process(0, pkt(9))
+    assert list(sw.ctx.logs) == ["start", "k=9", "end"]
+
+
+@pytest.mark.parametrize(
+    ("assertion", "error"),
+    [
+        ('static_assert(V1MODEL_VERSION >= 20160101, "old v1model")', None),
+        ("static_assert(true)", None),
+        ('static_assert(V1MODEL_VERSION < 20160101, "old v1model")', "failed: old v1model"),
+        ("static_assert(1 == 2)", "static_assert failed"),
+    ],
+)
+def test_static_assert_is_decided_when_compiling(assertion: str, error: str | None) -> None:
+    src = program(decls=HDR + f" const bool checked = {assertion};")
+    if error is None:
+        assert one(src, pkt(1)) == pkt(1)
+    else:
+        with pytest.raises(P4TypeError, match=error):
+            switch(src)
 
 
 def test_log_msg_and_failed_asserts_keep_only_the_latest(
