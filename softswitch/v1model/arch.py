@@ -68,16 +68,16 @@ class V1Model:
                 continue
             pt = cx.resolve_type(p.type_ref)
             v = cx.expr(a, None if isinstance(pt, T.TypeVar) else pt)
-            if v.is_const:
-                values.append(v.const)
+            vt = T.strip_newtype(v.type)
+            if isinstance(vt, T.EnumType) and vt.underlying is None and v.is_const:
+                # a plain enum argument by member name (CounterType.packets, ...)
+                values.append(vt.members[v.const] if isinstance(v.const, int) else str(v.const))
+            elif v.is_const:  # a serializable enum's member gives its value
+                values.append(int(v.const) if isinstance(vt, T.EnumType) else v.const)
             elif isinstance(a, A.Member) and isinstance(a.base, A.TypeNameExpr):
                 values.append(a.name)
             else:
                 raise P4TypeError.at(a.pos, "extern constructor arguments must be constants")
-        # enum arguments by member name (CounterType.packets, HashAlgorithm.crc16, ...)
-        for i, a in enumerate(bound):
-            if isinstance(a, A.Member) and isinstance(a.base, A.TypeNameExpr):
-                values[i] = a.name
         spec = pinfo.ExternSpec(
             t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations), in_place
         )

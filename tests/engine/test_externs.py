@@ -48,6 +48,24 @@ def test_register_read_write_and_out_of_range(caplog: pytest.LogCaptureFixture) 
     assert rec.getMessage() == f"{sw.log.device}: register I.r: read index 9 out of range (size 4)"
 
 
+def test_extern_sizes_given_by_serializable_enum_members() -> None:
+    """`counter(sizes.N, CounterType.packets)`: a serializable enum member gives its value
+    (p4c's issue2844-enum.p4 crashed the switch), a plain enum member its name."""
+    src = program(
+        decls=HDR + " enum bit<32> sizes { N = 3, M = 5 }",
+        ingress="""
+        counter(sizes.N, CounterType.packets) c;
+        register<bit<8>>(sizes.M) r;
+        apply { c.count((bit<32>)hdr.h.k); r.write((bit<32>)hdr.h.k, hdr.h.k); }
+        """,
+    )
+    sw = switch(src)
+    for k in (0, 2, 2, 3, 4):
+        sw.process(0, pkt(k))
+    assert sw.externs["I.c"].packets == [1, 0, 2]
+    assert sw.externs["I.r"].values == [0, 0, 2, 3, 4]
+
+
 def test_counter_counts_packets_and_bytes() -> None:
     src = program(
         decls=HDR,
