@@ -13,7 +13,7 @@ from .exprs import V, _SymType, const_v
 from .printer import expr_text
 from .stmts import DIRTY
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
-from .typeresolve import field_py
+from .typeresolve import _header_field_ok, field_py, mask
 
 if TYPE_CHECKING:
     from .blocks import Blocks
@@ -481,6 +481,8 @@ class Calls:
             t = self.types.resolve_type(c.type_args[0])
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.StructLikeType):
+                if t0.kind == "struct" and not _header_field_ok(t0):  # headers in it
+                    return self._lookahead_aggregate(pk, t0, t, c.pos)
                 return V(f"_lookahead_header({pk}, {t0.pyname})", t)
             w = T.width_of(t0)
             code = f"_lookahead({pk}, {w})"
@@ -499,6 +501,51 @@ class Calls:
             self.emit_value(pk, v, c.pos)
             return V("", T.VOID)
         raise P4TypeError.at(c.pos, f"packet has no method {name}")
+
+    def _lookahead_aggregate(self, pk: str, st: T.StructLikeType, t: T.P4Type, pos: Any) -> V:
+        """lookahead<S>() of a struct holding headers or header stacks: the next bits, as
+        many as S's fields have, go into a new S field by field in order, and its headers
+        (stack elements too) are made valid."""
+        leaves: list[tuple[str, T.P4Type]] = []  # (python path, scalar type), in order
+        valid: list[str] = []  # the headers to make valid
+
+        def walk(path: str, ft: T.P4Type) -> None:
+            f0 = T.strip_newtype(ft)
+            if isinstance(f0, T.StackType):
+                for i in range(f0.size):
+                    walk(f"{path}.h[{i}]", f0.element)
+            elif isinstance(f0, T.StructLikeType):
+                if f0.is_union:
+                    raise P4Unsupported.at(pos, "lookahead of a header union")
+                if f0.is_header:
+                    valid.append(path)
+                for n, sub in f0.fields.items():
+                    walk(f"{path}.{field_py(n)}", sub)
+            elif isinstance(f0, T.BitType | T.BoolType) or (
+                isinstance(f0, T.EnumType) and f0.underlying is not None
+            ):
+                leaves.append((path, f0))
+            else:
+                raise P4Unsupported.at(pos, f"lookahead of a struct with a {ft} field")
+
+        walk("", st)
+        width = sum(T.width_of(lt) for _, lt in leaves)
+        bits, obj = self.st.temp(), self.st.temp()
+        self.st.out.line(f"{bits} = _lookahead({pk}, {width})")
+        self.st.out.line(f"{obj} = {self.types.zero_code(st)}")
+        shift = width
+        for path, lt in leaves:
+            w = T.width_of(lt)
+            shift -= w
+            value = f"{bits} >> {shift} & {mask(w)}"
+            if isinstance(lt, T.BoolType):
+                value = f"({value}) != 0"
+            elif isinstance(lt, T.BitType) and lt.signed:
+                value = f"_to_signed({value}, {w})"
+            self.st.out.line(f"{obj}{path} = {value}")
+        for path in valid:
+            self.st.out.line(f"{obj}{path}._v = True")
+        return V(obj, t)
 
     def emit_value(self, pk: str, v: V, pos: Any) -> None:
         t = T.strip_newtype(v.type)
