@@ -297,13 +297,14 @@ class _Stack:
         return self.h[self.nxt - 1]
 
     def at(self, i: int) -> Any:
-        if i >= self.size:
-            # BMv2 reports an error and uses the last element
+        if not 0 <= i < self.size:
+            # out of range, a signed index below 0 too: the last element (BMv2 1.15's
+            # simple_switch aborts; a switch must go on)
             return self.h[self.size - 1]
         return self.h[i]
 
     def put(self, i: int, v: Any) -> None:
-        if i < self.size:
+        if 0 <= i < self.size:
             self.h[i] = v
 
     def push_front(self, n: int) -> None:

@@ -3,7 +3,7 @@ header stacks; varbit; parser errors recorded in standard_metadata.parser_error.
 
 from __future__ import annotations
 
-from tests.p4util import one, program, run
+from tests.p4util import one, program, run, switch
 
 HDRS = """
 header h_t { bit<8> kind; bit<8> val; }
@@ -190,6 +190,30 @@ def test_stack_push_and_pop() -> None:
         "hdr.l.pop_front(1);",
     )
     assert one(src2, bytes([1, 2])) == bytes([2])
+
+
+def test_a_run_time_stack_index_out_of_range_never_crashes_the_switch() -> None:
+    """`hdr.l[i]` with i from the packet: in range, the element; a signed index below 0
+    (p4c's issue2726-bmv2.p4 indexes by an int<8>) or one past the end stands for the last
+    element, as an index past the end did before (the BMv2 1.15 here aborts instead), and
+    the switch goes on."""
+    src = program(
+        decls="header l_t { bit<8> v; } header i_t { int<8> i; }",
+        headers="i_t ix; l_t[3] l;",
+        parser="""state start {
+            pkt.extract(hdr.ix); pkt.extract(hdr.l[0]); pkt.extract(hdr.l[1]);
+            pkt.extract(hdr.l[2]); transition accept;
+        }""",
+        ingress="""apply {
+            bit<8> was = hdr.l[hdr.ix.i].v;
+            hdr.l[hdr.ix.i].v = 0xEE;
+            hdr.ix.i = (int<8>)was;
+        }""",
+    )
+    sw = switch(src)
+    assert sw.process(0, bytes([1, 7, 8, 9]))[0][1] == bytes([8, 7, 0xEE, 9])
+    for i in (3, 0x7F, 0x80, 0xFF):  # 3, 127, -128, -1
+        assert sw.process(0, bytes([i, 7, 8, 9]))[0][1] == bytes([9, 7, 8, 0xEE])
 
 
 def test_varbit_extract_and_emit() -> None:
