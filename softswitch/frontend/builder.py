@@ -49,11 +49,11 @@ class AstBuilder(Transformer):
         for tok in children:
             text = str(tok)
             name, body = text, ""
-            for br in "([":
-                if br in text:
-                    k = text.index(br)
-                    name, body = text[:k], text[k + 1 : -1]
-                    break
+            # the body opens at the first bracket (`@a[k=(1)]` is a structured body)
+            opens = [k for k in (text.find("("), text.find("[")) if k >= 0]
+            if opens:
+                k = min(opens)
+                name, body = text[:k], text[k + 1 : -1]
             out.append(A.Annotation(name.strip(), body, self._tpos(tok)))
         return ("annots", tuple(out))
 

@@ -234,7 +234,8 @@ class P4Lexer(Lexer):
             )
         j = i + 2
         end = toks[i + 1].end_pos
-        if j < len(toks) and toks[j].text in ("(", "[") and toks[j].pos == end:
+        # the body may stand after spaces (`@name (".start")`), as the grammar has it
+        if j < len(toks) and toks[j].text in ("(", "["):
             close = ")" if toks[j].text == "(" else "]"
             depth = 0
             while j < len(toks):

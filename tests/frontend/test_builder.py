@@ -50,3 +50,16 @@ def test_a_stray_character_outside_an_annotation_is_an_error_with_its_position()
     with pytest.raises(P4SyntaxError) as e:
         parse_text("header h_t {\n  bit<8> a';\n}\n", "t.p4", lambda n: ("t.p4", n))
     assert "t.p4:2:11" in str(e.value) and 'unexpected character "\'"' in str(e.value)
+
+
+def test_an_annotation_body_may_follow_its_name_after_spaces() -> None:
+    """`@name (".start")` (p4c's parser-unroll-test1.p4) is @name with a body; a
+    structured body opens at its first bracket even when a parenthesis is inside."""
+    src = '@name (".x") @a[k=(1), j="("] @flag header h_t { bit<8> a; }\n'
+    h = _decl(src, "h_t")
+    assert [(a.name, a.body) for a in h.annotations] == [
+        ("name", '".x"'),
+        ("a", 'k=(1), j="("'),
+        ("flag", ""),
+    ]
+    assert h.annotations[0].string_value() == ".x"
