@@ -454,9 +454,14 @@ class Exprs:
         a, b = self.unify(a, b, e.pos, op)
         t = T.strip_newtype(a.type)
         if isinstance(t, T.IntLiteralType):
-            if not (a.is_const and b.is_const):
-                raise P4TypeError.at(e.pos, "int values must be compile-time constants")
-            return self.fold_int(e, op, a.const, b.const)
+            if a.is_const and b.is_const:
+                return self.fold_int(e, op, a.const, b.const)
+            # a run-time value cast to int (`(int)x + 1`): exact arithmetic, no wrapping
+            if op in ("+", "-", "*"):
+                return V(f"({a.code} {op} {b.code})", T.INT)
+            if op in _CMP:
+                return V(f"({a.code} {op} {b.code})", T.BOOL)
+            raise P4TypeError.at(e.pos, "int values must be compile-time constants")
         if op in _CMP:
             if not isinstance(t, T.BitType | T.EnumType | T.BoolType | T.ErrorType):
                 raise P4TypeError.at(e.pos, f"cannot compare values of type {a.type}")
@@ -630,6 +635,16 @@ class Exprs:
                 return V(wrap_code(v.code, tt.underlying), target)
         if isinstance(tt, T.IntLiteralType) and v.is_const:
             return const_v(v.const, T.INT)
+        if isinstance(tt, T.IntLiteralType) and isinstance(st, T.BitType):
+            # (int)x of a run-time bit<W> or int<W>: p4c-bm2-ss gives `int` no width and
+            # masks x with it, so on BMv2 the cast is 0 whatever x is; softswitch computes
+            # the same (and says so)
+            self.st.warn(
+                e.pos,
+                "(int) of a run-time value: p4c-bm2-ss compiles it to 0 for BMv2, and so "
+                "does softswitch",
+            )
+            return V(f"({v.code} & 0)", T.INT)
         if T.same_type(st, tt):
             return V(v.code, target, v.const)
         raise P4TypeError.at(e.pos, f"cannot cast {v.type} to {target}")
