@@ -331,6 +331,12 @@ class Calls:
         if isinstance(bt, T.ExternType) and bt.name in ("packet_in", "packet_out"):
             sym = InstanceSym(bt, base.code, bt.name)
             return self.packet_method(sym, f.name, c, statement)
+        if isinstance(bt, T.ExternType):
+            # an extern instance a control was given as a parameter (`register<bit<8>> r`
+            # of `control c(...)`, applied as `c_inst.apply(..., reg1)`): the instance the
+            # caller passed, whichever it is
+            sym = InstanceSym(bt, base.code, bt.name)
+            return self.st.arch.extern_method(self.st.arch_cx, sym, f.name, c, statement)
         if isinstance(bt, T.StructLikeType):
             return self.header_method(base, bt, f, c)
         if isinstance(bt, T.StackType):

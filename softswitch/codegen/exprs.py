@@ -105,6 +105,15 @@ class Exprs:
             return v
         if isinstance(src, T.NewType) and T.same_type(T.strip_newtype(src), tgt):
             return V(v.code, target, v.const)
+        if (
+            isinstance(src, _SymType)
+            and isinstance(src.sym, InstanceSym)
+            and isinstance(src.sym.type, T.ExternType)
+            and isinstance(tgt, T.ExternType)
+            and src.sym.type.name == tgt.name
+        ):
+            # an extern instance given for an extern-typed parameter: the object itself
+            return V(v.code, target)
         if isinstance(src, T.IntLiteralType):
             if isinstance(tgt, T.BitType):
                 if v.is_const:

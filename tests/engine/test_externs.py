@@ -66,6 +66,38 @@ def test_extern_sizes_given_by_serializable_enum_members() -> None:
     assert sw.externs["I.r"].values == [0, 0, 2, 3, 4]
 
 
+def test_a_control_uses_the_register_and_counter_it_is_given() -> None:
+    """Extern instances as parameters of a control (`control bump(..., register<..> r,
+    counter c)`, p4c's issue1958.p4): each apply uses the instances its caller passed
+    (checked against BMv2 with issue1958.p4 and table entries)."""
+    src = program(
+        decls=HDR
+        + """
+        control bump(inout h_t h, register<bit<8>> r, counter c) {
+            bit<8> v;
+            action step() { r.read(v, 1); v = v + h.k; r.write(1, v); c.count(0); }
+            apply { step(); h.c = (bit<16>)v; }
+        }
+        """,
+        ingress="""
+        register<bit<8>>(2) ra;
+        register<bit<8>>(2) rb;
+        counter(1, CounterType.packets) ca;
+        counter(1, CounterType.packets) cb;
+        bump() first;
+        bump() second;
+        apply {
+            if (hdr.h.v == 0) { first.apply(hdr.h, ra, ca); } else { second.apply(hdr.h, rb, cb); }
+        }
+        """,
+    )
+    sw = switch(src)
+    outs = [sw.process(0, pkt(k, v))[0][1] for k, v in ((3, 0), (4, 0), (10, 1))]
+    assert [int.from_bytes(o[5:7], "big") for o in outs] == [3, 7, 10]
+    assert sw.externs["I.ra"].values == [0, 7] and sw.externs["I.rb"].values == [0, 10]
+    assert sw.externs["I.ca"].packets == [2] and sw.externs["I.cb"].packets == [1]
+
+
 def test_counter_counts_packets_and_bytes() -> None:
     src = program(
         decls=HDR,
