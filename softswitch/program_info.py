@@ -73,6 +73,7 @@ class ConstEntrySpec:
     action: str
     args: tuple[int, ...]
     priority: int | None
+    is_const: bool = False  # `const` on the entry itself (the table's entries may change)
 
 
 @dataclass(frozen=True, slots=True)

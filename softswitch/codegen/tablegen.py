@@ -383,7 +383,7 @@ class Tables:
             if n is None:
                 raise P4TypeError.at(e.pos, "@priority needs an integer")
             prio = -n
-        return pinfo.ConstEntrySpec(tuple(matches), name, args, prio)
+        return pinfo.ConstEntrySpec(tuple(matches), name, args, prio, e.is_const)
 
     def entry_match(self, item: A.Expr, k: pinfo.KeySpec, kt: Any, pos: Any) -> M.Match:
         w = k.width

@@ -499,25 +499,20 @@ class Table:
         self.set_default(self.spec.default_action, self.spec.default_args, initial=True)
 
     def _add_const_entries(self, entries: tuple[pinfo.ConstEntrySpec, ...]) -> None:
-        """Entries in program order: earlier ones win unless priorities say otherwise.
-
-        Explicit `priority = N` values are used as they are (largest wins). `@priority(N)`
-        arrives negated: BMv2 lets the smallest N win and numbers unannotated entries by
-        their 1-based position, as p4c's BMv2 back end does; those numbers are turned
-        around here so that the largest priority wins, as P4Runtime reads them.
+        """Entries in program order, as BMv2 runs them: p4c's BMv2 back end numbers them by
+        their 1-based position (the smallest number wins) and leaves `priority = N` out;
+        `@priority(N)` arrives negated and takes the place of the position. The numbers
+        are turned around here so that the largest priority wins, as P4Runtime reads
+        them. An entry is constant when the table's entries are, or it is marked `const`.
         """
-        annotated = any(ce.priority is not None and ce.priority < 0 for ce in entries)
-        n = len(entries)
-        if annotated:
-            bmv2 = [-ce.priority if ce.priority else i + 1 for i, ce in enumerate(entries)]
-            top = max(bmv2) + 1
-            prios = [top - b for b in bmv2]
-        else:
-            prios = [
-                ce.priority if ce.priority is not None else n - i for i, ce in enumerate(entries)
-            ]
-        for ce, prio in zip(entries, prios, strict=True):
-            self.add(ce.matches, ce.action, ce.args, prio, const=self.spec.entries_const)
+        bmv2 = [
+            -ce.priority if ce.priority is not None and ce.priority < 0 else i + 1
+            for i, ce in enumerate(entries)
+        ]
+        top = max(bmv2, default=0) + 1
+        for ce, b in zip(entries, bmv2, strict=True):
+            const = self.spec.entries_const or ce.is_const
+            self.add(ce.matches, ce.action, ce.args, top - b, const=const)
 
 
 def _lpm_key(matches: tuple[M.Match, ...]) -> tuple[int, ...]:

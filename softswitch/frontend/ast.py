@@ -507,6 +507,7 @@ class TableEntryDecl:
     action: ActionRef
     priority: Expr | None = None
     annotations: Annots = ()
+    is_const: bool = False  # `const` before the entry in a non-const `entries` list
 
 
 @dataclass(slots=True, eq=False)

@@ -409,16 +409,20 @@ class AstBuilder(Transformer):
         return "const"
 
     def entries_property(self, meta: Any, c: list[Any]) -> tuple[str, tuple, bool]:
+        c = [x for x in c if not (isinstance(x, tuple) and x and x[0] == "annots")]
         const = bool(c) and c[0] == "const"
         return ("entries", tuple(x for x in c if isinstance(x, A.TableEntryDecl)), const)
 
     def entry(self, meta: Any, c: list[Any]) -> A.TableEntryDecl:
         c = [x for x in c if not _is_tok(x, "KW_PRIORITY")]
+        is_const = bool(c) and c[0] == "const"
+        if is_const:
+            c = c[1:]
         prio = None
         if len(c) >= 3 and not isinstance(c[2], tuple):
             prio, c = c[0], c[1:]
         annots = c[2][1] if len(c) > 2 else ()
-        return A.TableEntryDecl(self._pos(meta), c[0], c[1], prio, annots)
+        return A.TableEntryDecl(self._pos(meta), c[0], c[1], prio, annots, is_const)
 
     def simple_property(self, meta: Any, c: list[Any]) -> tuple[str, A.TableProperty]:
         annots, rest = self._split_annots(c)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from softswitch.compiler import compile_text
+from softswitch.engine.errors import PermissionDenied
 from softswitch.engine.matches import Exact, Lpm, Optional, Range, Ternary, Wildcard
 from softswitch.v1model.switch import Switch
 from tests.p4util import one, program, switch
@@ -105,6 +108,63 @@ def test_const_entries_and_const_default() -> None:
     # the first matching entry in program order wins
     assert sw.process(0, bytes([0x11, 0, 0]))[0][1][1] == 1
     assert sw.process(0, bytes([0x21, 0, 0]))[0][1][1] == 3
+
+
+ENTRIES_TABLE = """
+    action set_r(bit<8> v) { hdr.h.r = v; }
+    table t {
+        key = { hdr.h.k: ternary; }
+        actions = { set_r; NoAction; }
+        largest_priority_wins = false;
+        priority_delta = 10;
+        @noWarn("duplicate-priorities")
+        entries = {
+            const priority=1:  0x10 &&& 0xF0 : set_r(1);
+                  priority=50: 0x11          : set_r(2);
+                               0x12          : set_r(3);
+            const              0x13 &&& 0xFF : set_r(4);
+                               _             : set_r(5);
+        }
+    }
+    apply { t.apply(); }
+"""
+
+
+def test_initial_entries_run_in_program_order_as_on_bmv2() -> None:
+    """`priority = N` on initial entries, with `largest_priority_wins` and
+    `priority_delta` (p4c's init-entries-bmv2.p4): p4c's BMv2 back end numbers the
+    entries by position and leaves the priorities out, so the first matching entry wins
+    (checked against BMv2 with overlapping entries)."""
+    sw = switch(program(decls=HDR, ingress=ENTRIES_TABLE))
+    assert [sw.process(0, bytes([k, 0, 0]))[0][1][1] for k in (0x11, 0x12, 0x13, 0x20)] == [
+        1,
+        1,
+        1,
+        5,
+    ]
+
+
+def test_const_marks_single_initial_entries_constant() -> None:
+    """`const` before an entry of a non-const `entries` list: that entry cannot be
+    changed; the others can, and the table takes new entries."""
+    sw = switch(program(decls=HDR, ingress=ENTRIES_TABLE))
+    t = sw.tables["I.t"]
+    assert [e.const for e in sorted(t.entries.values(), key=lambda e: -e.priority)] == [
+        True,
+        False,
+        False,
+        True,
+        False,
+    ]
+    first = max(t.entries.values(), key=lambda e: e.priority)
+    with pytest.raises(PermissionDenied):
+        t.delete(first.matches, first.priority)
+    loose = [e for e in t.entries.values() if not e.const]
+    for e in loose:
+        t.delete(e.matches, e.priority)
+    assert len(t.entries) == 2
+    assert sw.process(0, bytes([0x12, 0, 0]))[0][1][1] == 1  # the const entry, still there
+    assert sw.process(0, bytes([0x20, 0, 0]))[0][1][1] == 0  # set_r(5) is gone: NoAction
 
 
 def test_const_entries_keyed_by_list_expressions() -> None:
