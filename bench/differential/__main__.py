@@ -9,6 +9,10 @@ with the agreement figure at the end:
 
     python -m bench.differential --samples P4C/testdata/p4_16_samples [--match TEXT] [-j 2]
 
+`--without-stf` takes instead the v1model programs that have no STF test, each with a set
+of common and random frames on ports 0 to 7 (`probes.py`; tables without entries run
+their default actions).
+
 `--fuzz N` also runs each test with N mutated copies after each of its packets (seeded by
 `--seed`); `--cli PATH` names simple_switch_CLI (default: PATH, then next to
 simple_switch); `--keep DIR` keeps the work files (BMv2 JSON, switch logs).
@@ -41,17 +45,19 @@ from softswitch.stf import parser as P
 from .bmv2 import Bmv2Tools
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
 from .fuzz import fuzz_commands
+from .probes import probe_commands
 
 FUZZ_SUFFIX = " (fuzz)"
 
 
-def v1model_stf_programs(samples: Path) -> list[Path]:
-    """The v1model programs of `samples` that have an STF test."""
+def v1model_stf_programs(samples: Path, with_stf: bool = True) -> list[Path]:
+    """The v1model programs of `samples` that have an STF test (`with_stf` False: those
+    that have none)."""
     return [
         p
         for p in sorted(samples.glob("*.p4"))
         if p.is_file()  # not a dangling link
-        and p.with_suffix(".stf").is_file()
+        and p.with_suffix(".stf").is_file() == with_stf
         and "v1model.p4" in p.read_text(errors="replace")
     ]
 
@@ -67,13 +73,16 @@ def _cases(case: Case, fuzz: int, seed: int) -> list[Case]:
 
 
 def _run_program(
-    args: tuple[Path, Path | None, Sequence[Path], int, int, str | None, Path],
+    args: tuple[Path, Path | None, Sequence[Path], int, int, str | None, Path, bool],
 ) -> list[Outcome]:
-    program, stf, include_dirs, fuzz, seed, cli, work = args
+    program, stf, include_dirs, fuzz, seed, cli, work, probes = args
     tools = Bmv2Tools.find(cli)
     assert tools is not None
     try:
-        commands = tuple(P.parse_stf_file(stf or program.with_suffix(".stf")))
+        if probes:
+            commands = probe_commands(program.stem, seed)
+        else:
+            commands = tuple(P.parse_stf_file(stf or program.with_suffix(".stf")))
     except (StfError, OSError) as e:
         return [Outcome(program.stem, EXCLUDED, f"stf: {e}")]
     differ = Differ(tools, Path(tempfile.mkdtemp(prefix=f"{program.stem}-", dir=work)))
@@ -87,13 +96,13 @@ def _run_program(
     return out
 
 
-def _report(outcomes: list[Outcome]) -> bool:
+def _report(outcomes: list[Outcome], first: str = "STF tests") -> bool:
     """Print the summary (the tests as written, then the fuzzed runs); True if every
     compared case agreed."""
     ok = True
     fuzzed = [o for o in outcomes if o.name.endswith(FUZZ_SUFFIX)]
     plain = [o for o in outcomes if not o.name.endswith(FUZZ_SUFFIX)]
-    for label, group in (("STF tests", plain), ("fuzzed", fuzzed)):
+    for label, group in ((first, plain), ("fuzzed", fuzzed)):
         if not group:
             continue
         n = Counter(o.verdict for o in group)
@@ -127,6 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("program", nargs="?", type=Path)
     ap.add_argument("stf", nargs="?", type=Path)
     ap.add_argument("--samples", type=Path, help="every v1model program with an .stf here")
+    ap.add_argument(
+        "--without-stf",
+        action="store_true",
+        help="with --samples: the programs without an .stf, on probe packets",
+    )
     ap.add_argument("--match", default="", help="only programs whose name contains TEXT")
     ap.add_argument("-I", dest="include", action="append", type=Path, default=[])
     ap.add_argument("--pcap", action="append", default=[], metavar="PORT=FILE")
@@ -162,9 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         differ = Differ(tools, work)
         outcomes = [differ.run(c) for c in _cases(case, args.fuzz, args.seed)]
     else:
-        programs = [p for p in v1model_stf_programs(args.samples) if args.match in p.name]
-        jobs = [(p, None, [args.samples, *args.include], args.fuzz, args.seed, args.cli, work)
-                for p in programs]  # fmt: skip
+        with_stf = not args.without_stf
+        programs = [p for p in v1model_stf_programs(args.samples, with_stf) if args.match in p.name]
+        jobs = [(p, None, [args.samples, *args.include], args.fuzz, args.seed, args.cli, work,
+                 args.without_stf) for p in programs]  # fmt: skip
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for got in pool.map(_run_program, jobs):
                 for o in got:
@@ -175,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.program is not None:
         for o in outcomes:
             print(f"{o.verdict.upper():8} {o.name}: {o.detail}".rstrip(": "))
-    return 0 if _report(outcomes) else 1
+    return 0 if _report(outcomes, "probe packets" if args.without_stf else "STF tests") else 1
 
 
 if __name__ == "__main__":

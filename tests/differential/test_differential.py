@@ -157,6 +157,23 @@ def test_fuzz_is_seeded_and_keeps_control_commands() -> None:
     assert all(mutate(b"\x01", rng) for _ in range(200))  # never an empty packet
 
 
+def test_probe_packets_are_seeded_and_reach_every_port(tmp_path: Path) -> None:
+    from bench.differential.__main__ import v1model_stf_programs
+    from bench.differential.probes import PORTS, probe_commands
+
+    a = probe_commands("prog", 3)
+    assert a == probe_commands("prog", 3) and a != probe_commands("other", 3)
+    assert all(isinstance(c, P.Packet) and c.data for c in a)
+    assert {c.port for c in a} == set(PORTS)
+    assert len([c for c in a if c.port == 0]) == 8  # every frame on the first port
+    # which programs: v1model ones, with or without an STF test of their own
+    for name, text in (("a", "#include <v1model.p4>"), ("b", "#include <v1model.p4>"), ("c", "")):
+        (tmp_path / f"{name}.p4").write_text(text)
+    (tmp_path / "a.stf").write_text("packet 0 00\n")
+    assert [p.name for p in v1model_stf_programs(tmp_path)] == ["a.p4"]
+    assert [p.name for p in v1model_stf_programs(tmp_path, with_stf=False)] == ["b.p4"]
+
+
 def test_pcap_input_becomes_packets_in_order(tmp_path: Path) -> None:
     from bench.differential.__main__ import _pcap_packets
     from softswitch.ports import PcapWriter
