@@ -45,7 +45,7 @@ from softswitch.stf import parser as P
 from .bmv2 import Bmv2Tools
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
 from .fuzz import fuzz_commands
-from .probes import probe_commands
+from .probes import probe_commands, uses_random
 
 FUZZ_SUFFIX = " (fuzz)"
 
@@ -80,6 +80,8 @@ def _run_program(
     assert tools is not None
     try:
         if probes:
+            if uses_random(program.read_text(errors="replace")):
+                return [Outcome(program.stem, EXCLUDED, "calls random(): the targets draw apart")]
             commands = probe_commands(program.stem, seed)
         else:
             commands = tuple(P.parse_stf_file(stf or program.with_suffix(".stf")))

@@ -8,6 +8,7 @@ operations and externs are what such a run compares."""
 from __future__ import annotations
 
 import random
+import re
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
@@ -16,7 +17,7 @@ from scapy.packet import Raw
 
 from softswitch.stf import parser as P
 
-__all__ = ["PORTS", "probe_commands"]
+__all__ = ["PORTS", "probe_commands", "uses_random"]
 
 PORTS = range(8)
 _DST, _SRC = "00:00:00:00:00:02", "00:00:00:00:00:01"
@@ -48,3 +49,10 @@ def probe_commands(name: str, seed: int = 1) -> tuple[P.Command, ...]:
         chosen = [f for f in frames if port == 0 or rng.random() < 0.4] or [rng.choice(frames)]
         out.extend(P.Packet(port, f.hex()) for f in chosen)
     return tuple(out)
+
+
+def uses_random(source: str) -> bool:
+    """Does the program call v1model's `random` (whose values no two targets share: their
+    outputs would differ by design)? Comments are not looked at."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+    return re.search(r"\brandom\s*(<|\()", code) is not None

@@ -159,7 +159,7 @@ def test_fuzz_is_seeded_and_keeps_control_commands() -> None:
 
 def test_probe_packets_are_seeded_and_reach_every_port(tmp_path: Path) -> None:
     from bench.differential.__main__ import v1model_stf_programs
-    from bench.differential.probes import PORTS, probe_commands
+    from bench.differential.probes import PORTS, probe_commands, uses_random
 
     a = probe_commands("prog", 3)
     assert a == probe_commands("prog", 3) and a != probe_commands("other", 3)
@@ -172,6 +172,9 @@ def test_probe_packets_are_seeded_and_reach_every_port(tmp_path: Path) -> None:
     (tmp_path / "a.stf").write_text("packet 0 00\n")
     assert [p.name for p in v1model_stf_programs(tmp_path)] == ["a.p4"]
     assert [p.name for p in v1model_stf_programs(tmp_path, with_stf=False)] == ["b.p4"]
+    assert uses_random("apply { random<bit<8>>(x, 0, 7); }")
+    assert uses_random("apply { random(x, 8w0, 8w7); }")
+    assert not uses_random("// random(x, 0, 1)\napply { x = random_seed; }")
 
 
 def test_pcap_input_becomes_packets_in_order(tmp_path: Path) -> None:
