@@ -200,8 +200,13 @@ class ProgramGen:
     def gen_package(self, d: A.Instance) -> None:
         blocks: list[InstanceSym] = []
         roles = self.st.arch.roles
-        for i, a in enumerate(d.args):
-            v = a.value
+        # arguments in the package's parameter order (`V1Switch(p = P(), ig = I(), vr =
+        # VC(), ...)` names them in another)
+        pt = self.types.resolve_type(d.type_ref)
+        values: list[A.Expr | None] = [a.value for a in d.args]
+        if isinstance(pt, T.BlockType) and isinstance(pt.decl, A.BlockTypeDecl):
+            values = self.calls.bind_args(pt.decl.params, d.args, d.pos)
+        for i, v in enumerate(values):
             self.st.block_role = roles[i] if i < len(roles) else None
             if self.st.block_role is not None and isinstance(v, A.Construct | A.NameRef):
                 self.st.arch.check_block(self.st.arch_cx, self.st.block_role, v)

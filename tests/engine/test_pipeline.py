@@ -22,6 +22,19 @@ def test_default_port_zero_and_mark_to_drop() -> None:
     assert sw.dropped == 1
 
 
+def test_package_arguments_named_in_another_order() -> None:
+    """`V1Switch(p = P(), ig = I(), vr = VC(), ...)`: each block goes to the parameter it
+    names (p4c's basic_routing-bmv2.p4 names them out of order; it was refused, its
+    ingress taken for the checksum verification)."""
+    src = program(decls=HDR, ingress="apply { hdr.h.a = 7; sm.egress_spec = 3; }")
+    named = src.replace(
+        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;",
+        "V1Switch(p = P(), ig = I(), vr = VC(), eg = E(), ck = CC(), dep = D()) main;",
+    )
+    assert named != src
+    assert switch(named).process(0, pkt(1, 2)) == [(3, pkt(1, 7))]
+
+
 def test_drop_in_egress() -> None:
     src = program(
         decls=HDR, ingress="apply { sm.egress_spec = 2; }", egress="apply { mark_to_drop(sm); }"
