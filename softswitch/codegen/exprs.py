@@ -141,7 +141,8 @@ class Exprs:
 
     def build_from_list(self, v: V, tgt: T.P4Type, pos: Any) -> V:
         items: list[V] = v.const if isinstance(v.const, list) else []
-        if not items and isinstance(v.type, T.ListType) and v.type.elements:
+        by_name = isinstance(v.const, dict)  # a struct expression {a = .., b = ..}
+        if not items and not by_name and isinstance(v.type, T.ListType) and v.type.elements:
             raise P4Unsupported.at(pos, "list conversion of a non-literal list")
         if isinstance(tgt, T.StructLikeType):
             fields = list(tgt.fields.items())
