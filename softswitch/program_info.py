@@ -157,8 +157,12 @@ class ProgramInfo:
     # innermost control instance, action name, "table" for action lists/default actions/
     # entries or "call" for a direct call in an apply block or action body)
     action_refs: list[tuple[str, str, str]] = field(default_factory=list)
-    # names of the extern functions called from controls (apply blocks and actions)
+    # names of the extern functions called from controls outside actions (apply blocks)
     extern_calls: list[str] = field(default_factory=list)
+    # (action, extern function) for the calls made in action bodies, and (action, action)
+    # for the actions an action calls: they count for P4Info only if the action is used
+    action_extern_calls: list[tuple[str, str]] = field(default_factory=list)
+    action_calls: list[tuple[str, str]] = field(default_factory=list)
     # annotations on the package instance `main` (@pkginfo, ...)
     package_annotations: Annotations = ()
 

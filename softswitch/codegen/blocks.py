@@ -106,7 +106,7 @@ class Blocks:
             return sym
         saved_scope, saved_fn = self.st.scope, self.st.func_ctx
         self.st.scope = saved_scope.child("action")
-        self.st.in_action = True
+        self.st.in_action, self.st.action = True, qualified
         try:
             pys = self.params_into_scope(d.params, cell=False)
             self.st.out.line(f"def {py}({', '.join(pys)}):")
@@ -121,7 +121,7 @@ class Blocks:
                     self.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
-            self.st.in_action = False
+            self.st.in_action, self.st.action = False, ""
         return sym
 
     # ------------------------------------------------------------ instances

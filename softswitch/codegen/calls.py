@@ -133,12 +133,24 @@ class Calls:
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
             sym = self._callee(f.name, c.args)
-            if isinstance(sym, ActionSym) and not self.st.in_action and not self.st.dead:
-                # p4c inlines calls made inside actions: only apply-block calls count
-                here = self.st.inst.qualified if self.st.inst is not None else ""
-                self.st.info.action_refs.append((here, sym.qualified, "call"))
-            elif isinstance(sym, ExternFunctionSym) and not self.st.in_parser and not self.st.dead:
-                self.st.info.extern_calls.append(sym.decl.name)
+            info = self.st.info
+            if isinstance(sym, ActionSym) and not self.st.dead:
+                if self.st.in_action:
+                    # p4c inlines calls made inside actions: only apply-block calls count
+                    info.action_calls.append((self.st.action, sym.qualified))
+                else:
+                    here = self.st.inst.qualified if self.st.inst is not None else ""
+                    info.action_refs.append((here, sym.qualified, "call"))
+            elif (
+                isinstance(sym, ExternFunctionSym)
+                and not self.st.in_parser
+                and not self.st.dead
+                and sym.decl.name != "static_assert"  # decided while compiling: no call
+            ):
+                if self.st.in_action:
+                    info.action_extern_calls.append((self.st.action, sym.decl.name))
+                else:
+                    info.extern_calls.append(sym.decl.name)
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
             if isinstance(sym, FunctionSym):

@@ -100,6 +100,7 @@ class GenState:
     inst: InstanceCtx | None = None
     func_ctx: FuncCtx | None = None
     in_action: bool = False
+    action: str = ""  # the qualified name of the action being generated (in_action)
     in_parser: bool = False
     block_role: str | None = None  # the package argument being generated
     loop_depth: int = 0

@@ -474,11 +474,24 @@ class _Builder:
         self.add_value_sets()
         self.add_digests()
         self.add_controller_headers()
-        if self.info.extern_calls:
+        if self.info.extern_calls or self._live_action_extern_calls():
             self.types_touched = True
         if self.types_touched:
             p.type_info.CopyFrom(self.type_info.ti)
         return p
+
+    def _live_action_extern_calls(self) -> bool:
+        """Does an action the program uses (from a table, an apply block, or another such
+        action) call an extern function? p4c removes unused actions before it looks."""
+        live = {q for _here, q, _kind in self.info.action_refs}
+        grew = True
+        while grew:
+            grew = False
+            for caller, callee in self.info.action_calls:
+                if caller in live and callee not in live:
+                    live.add(callee)
+                    grew = True
+        return any(action in live for action, _fn in self.info.action_extern_calls)
 
     def add_pkg_info(self) -> None:
         pkg = self.p4info.pkg_info

@@ -85,6 +85,34 @@ def test_type_info_only_when_p4c_touches_it() -> None:
     assert p.HasField("type_info") and p.type_info.ByteSize() == 0
 
 
+def test_extern_calls_in_actions_touch_type_info_only_when_the_action_is_used() -> None:
+    """p4c drops unused actions before it looks (p4c's issue1535.p4: an unused action
+    calling mark_to_drop, no type_info); a used action, or one a used action calls,
+    counts."""
+    info = pinfo.ProgramInfo()
+    info.action_extern_calls = [("my_drop", "mark_to_drop")]
+    assert not build_p4info(info).HasField("type_info")
+    info.action_calls = [("ingress.a", "my_drop")]
+    assert not build_p4info(info).HasField("type_info")  # ingress.a itself is unused
+    info.action_refs = [("ingress", "ingress.a", "call")]
+    assert build_p4info(info).HasField("type_info")
+
+
+def test_static_assert_is_no_extern_call_for_p4info() -> None:
+    from softswitch.compiler import compile_text
+    from softswitch.p4info import p4info_for
+    from tests.p4util import program
+
+    src = program(decls='header h_t { bit<8> a; } const bool ok = static_assert(true, "x");')
+    assert not p4info_for(compile_text(src, "t.p4")).HasField("type_info")
+    decls = "header h_t { bit<8> a; } action my_drop(inout standard_metadata_t s) {"
+    decls += " mark_to_drop(s); }"
+    unused = program(decls=decls)
+    assert not p4info_for(compile_text(unused, "t.p4")).HasField("type_info")
+    used = program(decls=decls, ingress="apply { my_drop(sm); }")
+    assert p4info_for(compile_text(used, "t.p4")).HasField("type_info")
+
+
 def test_semantic_types_fill_type_names_and_type_info() -> None:
     port_t = T.NewType("port_t", T.BitType(9))
     color = T.EnumType("color_t", ("RED", "GREEN"), T.BitType(8), {"RED": 1, "GREEN": 2})
