@@ -22,9 +22,9 @@ def expr_text(e: A.Expr) -> str:  # noqa: C901
         args = ", ".join(expr_text(a.value) if a.value is not None else "_" for a in e.args)
         return f"{expr_text(e.func)}({args})"
     if isinstance(e, A.IntLit):
-        if e.width is not None:
-            return f"{e.width}{'s' if e.signed else 'w'}{e.value}"
-        return str(e.value)
+        # as p4c names it: in the base it was written in, without its width (8w0x1A is
+        # 0x1a, 8w10 is 10)
+        return f"0x{e.value:x}" if e.base == 16 else str(e.value)
     if isinstance(e, A.BoolLit):
         return "true" if e.value else "false"
     if isinstance(e, A.Binary):

@@ -185,7 +185,8 @@ class ProgramGen:
                         (a.name, a.body) for a in d.annotations
                     )
             elif isinstance(t, T.ExternType):
-                self.blocks.gen_instance(d, d.name)
+                # a top-level instance's @name("x") names it, as in a control
+                self.blocks.gen_instance(d, self.blocks.qualify(d.name, d.annotations))
             elif isinstance(t, T.BlockType):
                 self.st.scope.define(d.name, _PendingInstance(d, t))
             else:

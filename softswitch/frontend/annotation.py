@@ -23,7 +23,8 @@ class Annotation:
         """The body as a single string literal (`@name("x")` -> "x"), if it is one."""
         b = self.body.strip()
         if len(b) >= 2 and b[0] == '"' and b[-1] == '"':
-            return bytes(b[1:-1], "utf-8").decode("unicode_escape")
+            # backslash escapes undone; other characters (UTF-8 text) kept as they are
+            return b[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
         return None
 
     def int_value(self) -> int | None:

@@ -69,6 +69,7 @@ class IntLit(Expr):
     value: int
     width: int | None = None
     signed: bool = False
+    base: int = 10  # as written (p4c writes a key expression's constants in that base)
 
 
 @dataclass(slots=True, eq=False)

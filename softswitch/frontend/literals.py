@@ -8,6 +8,16 @@ _LIT = re.compile(r"(?:(\d+)([ws]))?(.*)", re.S)
 _BASES = {"x": 16, "X": 16, "b": 2, "B": 2, "o": 8, "O": 8, "d": 10, "D": 10}
 
 
+def literal_base(text: str) -> int:
+    """The base an integer literal is written in (16 for `0x1F`, `8w0xFF`; else 10 or
+    the base of its prefix)."""
+    m = _LIT.fullmatch(text)
+    digits = m.groups()[2] if m is not None else ""
+    if len(digits) > 2 and digits[0] == "0" and digits[1] in _BASES:
+        return _BASES[digits[1]]
+    return 10
+
+
 def parse_int_literal(text: str) -> tuple[int, int | None, bool]:
     """Return (value, width or None, signed) for a P4 integer literal.
 

@@ -246,3 +246,34 @@ def test_bad_id_annotation_is_reported() -> None:
 )
 def test_annotation_text(name: str, body: str, text: str) -> None:
     assert format_annotation(name, body) == text
+
+
+def test_names_as_p4c_writes_them() -> None:
+    """A top-level extern instance's @name (p4c's named_meter_1-bmv2.p4), a name in UTF-8
+    (nonstandard_table_names-bmv2.p4) and key expressions with constants, in hex or with
+    a width (match-on-exprs2-bmv2.p4), are named in P4Info as p4c names them (checked with
+    p4c-bm2-ss --p4runtime-files on this program)."""
+    from softswitch.compiler import compile_text
+    from softswitch.p4info import p4info_for
+    from tests.p4util import program
+
+    src = program(
+        decls='header h_t { bit<8> a; } @name("renamed") counter(4, CounterType.packets) c;',
+        ingress="""
+        action nop() { }
+        @name("prefix◕‿◕😀ツt") table t {
+            key = { hdr.h.a & 0x0F : exact; hdr.h.a & 8w0x1A : exact; hdr.h.a & 8w10 : exact; }
+            actions = { nop; }
+        }
+        apply { t.apply(); c.count(0); }
+        """,
+    )
+    p = p4info_for(compile_text(src, "t.p4"))
+    assert [c.preamble.name for c in p.counters] == ["renamed"]
+    (t,) = p.tables
+    assert t.preamble.name == "I.prefix◕‿◕😀ツt"
+    assert [m.name for m in t.match_fields] == [
+        "hdr.h.a & 0xf",
+        "hdr.h.a & 0x1a",
+        "hdr.h.a & 10",
+    ]
