@@ -48,6 +48,32 @@ class Tables:
         self.stmts = stmts  # copy-out of bound action arguments
         self.blocks = blocks  # names, cells, instances made in table properties
 
+    def key_text(self, e: A.Expr) -> str:
+        """A key's name as p4c writes it in P4Info: the expression as written, except that
+        a struct or header field with `@name("x")` is called x (`@name(".x")`: the name
+        starts there, as programs translated from P4_14 name their metadata)."""
+        if (
+            isinstance(e, A.Call)
+            and isinstance(e.func, A.Member)
+            and e.func.name == "isValid"
+            and not e.args
+            and _plain_path(e.func.base)
+        ):
+            return f"{self.key_text(e.func.base)}.$valid$"
+        if isinstance(e, A.Index) and _plain_path(e.base):
+            return f"{self.key_text(e.base)}[{expr_text(e.index)}]"
+        if not isinstance(e, A.Member) or not _plain_path(e.base):
+            return expr_text(e)
+        base = T.strip_newtype(self.exprs.expr(e.base).type)
+        if isinstance(base, T.StructLikeType):
+            ann = A.find_annotation(
+                self.st.field_annotations.get(base.name, {}).get(e.name, ()), "name"
+            )
+            s = ann.string_value() if ann is not None else None
+            if s:
+                return s[1:] if s.startswith(".") else f"{self.key_text(e.base)}.{s}"
+        return f"{self.key_text(e.base)}.{e.name}"
+
     # ------------------------------------------------------------ select keysets
     def simple_keyset_cond(self, item: A.Expr, key: V, pos: Any) -> str:
         kt = T.strip_newtype(key.type)
@@ -154,7 +180,7 @@ class Tables:
             if k.match_kind not in self.st.match_kind_type.members:
                 raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
             nm = A.find_annotation(k.annotations, "name")
-            kname = (nm.string_value() if nm else None) or expr_text(k.expr)
+            kname = (nm.string_value() if nm else None) or self.key_text(k.expr)
             kspec = pinfo.KeySpec(
                 kname,
                 k.match_kind,
@@ -436,3 +462,13 @@ def _hot(tpy: str) -> str:
     instance attribute, rebound by every change to the table), which the interpreter
     specialises, where `T.hot(key)` would look the name up anew for every packet."""
     return f"(_hot := {tpy}.hot)"
+
+
+def _plain_path(e: A.Expr) -> bool:
+    """A name or a chain of fields and constant indexes of one (reading it has no
+    effect)."""
+    while isinstance(e, A.Member | A.Index):
+        if isinstance(e, A.Index) and not isinstance(e.index, A.IntLit):
+            return False
+        e = e.base
+    return isinstance(e, A.NameRef)

@@ -277,3 +277,42 @@ def test_names_as_p4c_writes_them() -> None:
         "hdr.h.a & 0x1a",
         "hdr.h.a & 10",
     ]
+
+
+def test_key_names_take_the_field_names_given_by_annotations() -> None:
+    """A struct field with `@name(".l3")` starts the key's name there, one with
+    `@name("renamed")` is renamed in place (P4_14 translations such as p4c's switch_p4_16.p4
+    and issue298-bmv2.p4); stack elements and validity keep their form. The expected names
+    are what p4c-bm2-ss --p4runtime-files writes for this program."""
+    from softswitch.compiler import compile_text
+    from softswitch.p4info import p4info_for
+    from tests.p4util import program
+
+    src = program(
+        decls="header h_t { bit<8> a; bit<8> b; } header s_t { bit<8> v; }"
+        " struct inner_t { bit<8> x; bit<8> y; }",
+        meta='@name(".l3") inner_t l3; @name("renamed") inner_t m2;',
+        headers="h_t h; s_t[2] st;",
+        ingress="""
+        action nop() { }
+        table t {
+            key = {
+                meta.l3.x : exact;
+                meta.m2.y : exact;
+                hdr.st[1].v : exact;
+                hdr.st[0].isValid() : exact;
+                hdr.h.a : exact;
+            }
+            actions = { nop; }
+        }
+        apply { t.apply(); }
+        """,
+    )
+    (t,) = p4info_for(compile_text(src, "t.p4")).tables
+    assert [m.name for m in t.match_fields] == [
+        "l3.x",
+        "meta.renamed.y",
+        "hdr.st[1].v",
+        "hdr.st[0].$valid$",
+        "hdr.h.a",
+    ]
