@@ -330,3 +330,14 @@ def test_stale_invalid_header_bits_are_excluded_with_the_reason(tmp_path: Path) 
     got = differ.run(Case("stale", src, tuple(cmds)))
     assert got.verdict == EXCLUDED
     assert "input packet 1 depends on the packets before it" in got.detail
+
+
+def test_conformance_program_lists(tmp_path: Path) -> None:
+    from bench.p4c_conformance import v1model_programs, v1model_stf_programs
+
+    for name, text in (("a", "#include <v1model.p4>"), ("b", "#include <v1model.p4>"), ("c", "")):
+        (tmp_path / f"{name}.p4").write_text(text)
+    (tmp_path / "a.stf").write_text("packet 0 00\n")
+    (tmp_path / "gone.p4").symlink_to(tmp_path / "missing.p4")
+    assert [p.name for p in v1model_stf_programs(tmp_path)] == ["a.p4"]
+    assert [p.name for p in v1model_programs(tmp_path)] == ["a.p4", "b.p4"]
