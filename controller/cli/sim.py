@@ -36,26 +36,27 @@ def _positive_time(text: str) -> int:
     return t
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return n
+def _checked(convert: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
+    """An argparse type: `convert(text)`, refused with "expected ..." unless `ok`."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _offered_load(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        x = -1.0
-    if not 0 < x <= 1:
-        raise argparse.ArgumentTypeError(
-            f"expected an offered load above 0 and at most 1 (0.5: half the line rate), got {text!r}"
-        )
-    return x
+_positive_int = _checked(int, lambda n: n >= 1, "a whole number of at least 1")
+_offered_load = _checked(
+    float,
+    lambda x: 0 < x <= 1,
+    "an offered load above 0 and at most 1 (0.5: half the line rate)",
+)
 
 
 def parse_fail_link(text: str) -> tuple[str, str, int]:
