@@ -9,7 +9,7 @@ from lark import Token, Transformer, v_args
 
 from . import ast as A
 from .errors import P4SyntaxError, Pos
-from .literals import literal_base, parse_int_literal
+from .literals import parse_int_literal
 
 Locate = Callable[[int], tuple[str, int]]
 
@@ -630,10 +630,10 @@ class AstBuilder(Transformer):
     def _int(self, tok: Token) -> A.IntLit:
         pos = self._tpos(tok)
         try:
-            value, width, signed = parse_int_literal(str(tok))
+            value, width, signed, base = parse_int_literal(str(tok))
         except ValueError as e:
             raise P4SyntaxError.at(pos, str(e)) from None
-        return A.IntLit(pos, value, width, signed, literal_base(str(tok)))
+        return A.IntLit(pos, value, width, signed, base)
 
     def int_literal(self, meta: Any, c: list[Any]) -> A.Expr:
         return self._int(c[0])

@@ -8,18 +8,8 @@ _LIT = re.compile(r"(?:(\d+)([ws]))?(.*)", re.S)
 _BASES = {"x": 16, "X": 16, "b": 2, "B": 2, "o": 8, "O": 8, "d": 10, "D": 10}
 
 
-def literal_base(text: str) -> int:
-    """The base an integer literal is written in (16 for `0x1F`, `8w0xFF`; else 10 or
-    the base of its prefix)."""
-    m = _LIT.fullmatch(text)
-    digits = m.groups()[2] if m is not None else ""
-    if len(digits) > 2 and digits[0] == "0" and digits[1] in _BASES:
-        return _BASES[digits[1]]
-    return 10
-
-
-def parse_int_literal(text: str) -> tuple[int, int | None, bool]:
-    """Return (value, width or None, signed) for a P4 integer literal.
+def parse_int_literal(text: str) -> tuple[int, int | None, bool, int]:
+    """Return (value, width or None, signed, base written in) for a P4 integer literal.
 
     A value too wide for its width is kept as written; the checker warns and wraps it,
     as p4c does ("8w300" is a warning and means 44).
@@ -35,8 +25,8 @@ def parse_int_literal(text: str) -> tuple[int, int | None, bool]:
         digits = digits[2:]
     value = int(digits, base)
     if width_s is None:
-        return value, None, False
+        return value, None, False, base
     width = int(width_s)
     if width == 0 and sign == "s":
         raise ValueError("a signed integer needs a width of at least 1")
-    return value, width, sign == "s"
+    return value, width, sign == "s", base
