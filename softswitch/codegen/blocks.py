@@ -532,8 +532,7 @@ class Blocks:
         self.st.out.line("return _reject")
 
     def keyset_cond(self, ks: A.Expr, keys: list[V], pos: Any) -> str:
-        # `(a, b)`, or a list expression `{a, b}` (p4c takes one as a keyset too)
-        items = list(ks.items) if isinstance(ks, A.TupleKeyset | A.ListExpr) else [ks]
+        items = A.keyset_items(ks)
         if isinstance(ks, A.DefaultKeyset | A.DontCare):
             return "True"
         if len(keys) > 1 and len(items) == 1 and isinstance(ks, A.NameRef):

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..frontend import ast as A
 
-__all__ = ["ast_nodes", "may_write", "root_name"]
+__all__ = ["ast_nodes", "may_write", "plain_path", "root_name"]
 
 # methods that only read the header, stack or union they are called on
 _READ_ONLY_METHODS = frozenset({"isValid"})
@@ -26,6 +26,16 @@ def root_name(e: Any) -> str | None:
     while isinstance(e, A.Member | A.Index | A.Slice):
         e = e.base
     return e.name if isinstance(e, A.NameRef) else None
+
+
+def plain_path(e: A.Expr) -> bool:
+    """A name or a chain of fields and constant indexes of one (reading it again has no
+    effect)."""
+    while isinstance(e, A.Member | A.Index):
+        if isinstance(e, A.Index) and not isinstance(e.index, A.IntLit):
+            return False
+        e = e.base
+    return isinstance(e, A.NameRef)
 
 
 def ast_nodes(root: Any) -> Iterator[Any]:

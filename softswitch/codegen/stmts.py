@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from .effects import plain_path
 from .exprs import V, as_bits, wrap_code
 from .symbols import Const, Var
 from .typeresolve import field_py, mask
@@ -322,19 +323,12 @@ class Stmts:
 
     def _copy_varbit_width(self, dst: str, src: A.Expr | None) -> None:
         """`h2.v = h1.v` on varbit fields copies h1.v's current length too, as BMv2 does."""
-        if not isinstance(src, A.Member) or not _plain_path(src.base):
+        if not isinstance(src, A.Member) or not plain_path(src.base):
             return
         base = self.exprs.expr(src.base)
         bt = T.strip_newtype(base.type)
         if isinstance(bt, T.StructLikeType) and bt.is_header:
             self.st.out.line(f"{dst}._vw = {base.code}._vw")
-
-
-def _plain_path(e: A.Expr) -> bool:
-    """A name or a chain of members of one (evaluating it again has no effect)."""
-    while isinstance(e, A.Member):
-        e = e.base
-    return isinstance(e, A.NameRef)
 
 
 # Generated code sets this flag wherever an invalid header may be left holding non-zero

@@ -12,6 +12,7 @@ from ..frontend import types as T
 from ..frontend.errors import P4TypeError
 from .arch_api import annots_ir
 from .calls import copies_back, is_scalar
+from .effects import plain_path
 from .exprs import V, as_bits
 from .printer import expr_text
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
@@ -57,12 +58,12 @@ class Tables:
             and isinstance(e.func, A.Member)
             and e.func.name == "isValid"
             and not e.args
-            and _plain_path(e.func.base)
+            and plain_path(e.func.base)
         ):
             return f"{self.key_text(e.func.base)}.$valid$"
-        if isinstance(e, A.Index) and _plain_path(e.base):
+        if isinstance(e, A.Index) and plain_path(e.base):
             return f"{self.key_text(e.base)}[{expr_text(e.index)}]"
-        if not isinstance(e, A.Member) or not _plain_path(e.base):
+        if not isinstance(e, A.Member) or not plain_path(e.base):
             return expr_text(e)
         base = T.strip_newtype(self.exprs.expr(e.base).type)
         if isinstance(base, T.StructLikeType):
@@ -391,9 +392,7 @@ class Tables:
         keys: list[pinfo.KeySpec],
         has_prio: bool,
     ) -> pinfo.ConstEntrySpec:
-        # `(a, b)`, or a list expression `{a, b}` (p4c takes one as a keyset too)
-        keyset = e.keyset
-        items = list(keyset.items) if isinstance(keyset, A.TupleKeyset | A.ListExpr) else [keyset]
+        items = A.keyset_items(e.keyset)
         if len(items) != len(keys):
             raise P4TypeError.at(e.pos, f"{len(items)} key values for {len(keys)} keys")
         matches = []
@@ -462,13 +461,3 @@ def _hot(tpy: str) -> str:
     instance attribute, rebound by every change to the table), which the interpreter
     specialises, where `T.hot(key)` would look the name up anew for every packet."""
     return f"(_hot := {tpy}.hot)"
-
-
-def _plain_path(e: A.Expr) -> bool:
-    """A name or a chain of fields and constant indexes of one (reading it has no
-    effect)."""
-    while isinstance(e, A.Member | A.Index):
-        if isinstance(e, A.Index) and not isinstance(e.index, A.IntLit):
-            return False
-        e = e.base
-    return isinstance(e, A.NameRef)

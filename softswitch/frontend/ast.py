@@ -564,3 +564,9 @@ def accepts(params: tuple[Param, ...], args: tuple[Argument, ...]) -> bool:
         if p.default is None and find_annotation(p.annotations, "optional") is None
     )
     return required <= len(args) <= len(params)
+
+
+def keyset_items(ks: Expr) -> list[Expr]:
+    """One keyset per key: the items of `(a, b)`, or of a list expression `{a, b}` (p4c
+    takes one as a keyset too, `{(a)}` for one key); else the keyset itself."""
+    return list(ks.items) if isinstance(ks, TupleKeyset | ListExpr) else [ks]

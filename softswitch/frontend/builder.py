@@ -409,7 +409,7 @@ class AstBuilder(Transformer):
         return "const"
 
     def entries_property(self, meta: Any, c: list[Any]) -> tuple[str, tuple, bool]:
-        c = [x for x in c if not (isinstance(x, tuple) and x and x[0] == "annots")]
+        _annots, c = self._split_annots(c)
         const = bool(c) and c[0] == "const"
         return ("entries", tuple(x for x in c if isinstance(x, A.TableEntryDecl)), const)
 
