@@ -9,8 +9,9 @@ call (the switch runtime flushes after every batch). It turns the interface's ch
 and segmentation offloads off, ignores the frames this host sent on the interface, puts
 back VLAN tags the kernel moved into metadata, and completes checksums a peer left to
 "hardware" (CHECKSUM_PARTIAL), because a user-space switch that forwards such a frame
-unchanged would deliver a bad TCP/UDP checksum. Where the kernel refuses a receive ring, frames are received with
-`recvmsg`; where it refuses a transmit ring, `send_later` sends at once.
+unchanged would deliver a bad TCP/UDP checksum. Where the kernel refuses a receive ring,
+frames are received with `recvmsg`; where it refuses a transmit ring, `send_later` sends
+at once.
 """
 
 from __future__ import annotations

@@ -155,7 +155,8 @@ class ProgramInfo:
     # --- optional extras for P4Info (empty when the code generator does not record them)
     # every reference to an action from a control, in source order: (qualified name of the
     # innermost control instance, action name, "table" for action lists/default actions/
-    # entries or "call" for a direct call in an apply block or action body)
+    # entries or "call" for a direct call in an apply block; calls in action bodies are in
+    # `action_calls`)
     action_refs: list[tuple[str, str, str]] = field(default_factory=list)
     # names of the extern functions called from controls outside actions (apply blocks)
     extern_calls: list[str] = field(default_factory=list)

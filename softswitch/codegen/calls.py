@@ -133,6 +133,8 @@ class Calls:
             return self.method_call(c, f, statement)
         if isinstance(f, A.NameRef):
             sym = self._callee(f.name, c.args)
+            if isinstance(sym, ExternFunctionSym) and sym.decl.name == "static_assert":
+                return self._static_assert(sym.decl, c)  # decided while compiling: no call
             info = self.st.info
             if isinstance(sym, ActionSym) and not self.st.dead:
                 if self.st.in_action:
@@ -141,12 +143,7 @@ class Calls:
                 else:
                     here = self.st.inst.qualified if self.st.inst is not None else ""
                     info.action_refs.append((here, sym.qualified, "call"))
-            elif (
-                isinstance(sym, ExternFunctionSym)
-                and not self.st.in_parser
-                and not self.st.dead
-                and sym.decl.name != "static_assert"  # decided while compiling: no call
-            ):
+            elif isinstance(sym, ExternFunctionSym) and not self.st.in_parser and not self.st.dead:
                 if self.st.in_action:
                     info.action_extern_calls.append((self.st.action, sym.decl.name))
                 else:
@@ -157,8 +154,6 @@ class Calls:
                 rt = self.types.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
-                if sym.decl.name == "static_assert" and not sym.decl.proto.type_params:
-                    return self._static_assert(sym.decl, c)
                 return self.st.arch.extern_function(self.st.arch_cx, sym.decl, c, statement)
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")

@@ -466,7 +466,8 @@ class Exprs:
         if isinstance(t, T.IntLiteralType):
             if a.is_const and b.is_const:
                 return self.fold_int(e, op, a.const, b.const)
-            # a run-time value cast to int (`(int)x + 1`): exact arithmetic, no wrapping
+            # a run-time value cast to int (`(int)x + 1`; such a cast is 0, as on BMv2:
+            # see cast_expr), computed at run time
             if op in ("+", "-", "*"):
                 return V(f"({a.code} {op} {b.code})", T.INT)
             if op in _CMP:
