@@ -542,24 +542,23 @@ class Switch:
         prio = std.priority
         tm = self.tm
         shaped = tm.shaped
-        # unthrottled: nothing shapes this port's queue and nothing waits in it
-        leaves_now = prio < tm.priorities and (
+        # nothing shapes this port's queue and nothing waits in it
+        unthrottled = prio < tm.priorities and (
             not tm.configured
             or (not shaped.all and eport not in shaped.ports and not tm.backlog(eport))
         )
-        if not leaves_now:
+        if not unthrottled:
             length = std.packet_length
             ingress = std.ingress_port if self.count_ingress else -1
-            # an idle queue the traffic manager would hand the packet over from at once
-            leaves_now = at_once and tm.pass_through(eport, prio, length, now, ingress)
-        if not leaves_now:
-            if tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
-                self.dropped += 1
-                if self.tracing:
-                    self.trace(
-                        "drop", f"queue of port {eport}", "queue full or priority out of range"
-                    )
-            return
+            # queued, unless an idle queue the traffic manager would hand it over from at once
+            if not (at_once and tm.pass_through(eport, prio, length, now, ingress)):
+                if tm.enqueue(eport, prio, (ps, depth, truncate), length, now, ingress) is None:
+                    self.dropped += 1
+                    if self.tracing:
+                        self.trace(
+                            "drop", f"queue of port {eport}", "queue full or priority out of range"
+                        )
+                return
         # an unthrottled port, or an idle queue the traffic manager passes the packet
         # through: it leaves the moment it arrives, queue metadata 0
         std.enq_timestamp = (now // self._ticks_per_us) & 0xFFFFFFFF
