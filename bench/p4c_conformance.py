@@ -25,23 +25,15 @@ from softswitch.p4info import p4info_for
 from softswitch.stf import run_stf
 
 
-def v1model_programs(samples: Path) -> list[Path]:
-    """Every sample that includes v1model.p4 (links to missing files skipped)."""
-    return [
-        p
-        for p in sorted(samples.glob("*.p4"))
-        if p.is_file() and "v1model.p4" in p.read_text(errors="replace")
-    ]
-
-
-def v1model_stf_programs(samples: Path) -> list[Path]:
-    """The samples that have an .stf and include v1model.p4; a link to a file that is not
-    there (p4c's tree links some samples into backends a partial copy lacks) is skipped."""
+def v1model_programs(samples: Path, with_stf: bool | None = None) -> list[Path]:
+    """The samples that include v1model.p4: all of them, or (`with_stf`) those that have
+    an .stf test, or (False) those that have none. A link to a file that is not there
+    (p4c's tree links some samples into backends a partial copy lacks) is skipped."""
     return [
         p
         for p in sorted(samples.glob("*.p4"))
         if p.is_file()
-        and p.with_suffix(".stf").is_file()
+        and (with_stf is None or p.with_suffix(".stf").is_file() == with_stf)
         and "v1model.p4" in p.read_text(errors="replace")
     ]
 
@@ -77,7 +69,7 @@ def main() -> int:
         help="with --outputs: the P4Info of every v1model sample, not only those with an STF",
     )
     args = ap.parse_args()
-    programs = v1model_stf_programs(args.samples)
+    programs = v1model_programs(args.samples, with_stf=True)
     passed = 0
     for p in programs:
         r = run_stf(p, include_dirs=[args.samples])

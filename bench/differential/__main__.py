@@ -42,24 +42,13 @@ from softswitch.ports import read_pcap
 from softswitch.stf import StfError
 from softswitch.stf import parser as P
 
+from ..p4c_conformance import v1model_programs
 from .bmv2 import Bmv2Tools
 from .compare import AGREE, DIFFER, EXCLUDED, REFUSED, Case, Differ, Outcome
 from .fuzz import fuzz_commands
 from .probes import probe_commands, uses_random
 
 FUZZ_SUFFIX = " (fuzz)"
-
-
-def v1model_stf_programs(samples: Path, with_stf: bool = True) -> list[Path]:
-    """The v1model programs of `samples` that have an STF test (`with_stf` False: those
-    that have none)."""
-    return [
-        p
-        for p in sorted(samples.glob("*.p4"))
-        if p.is_file()  # not a dangling link
-        and p.with_suffix(".stf").is_file() == with_stf
-        and "v1model.p4" in p.read_text(errors="replace")
-    ]
 
 
 def _cases(case: Case, fuzz: int, seed: int) -> list[Case]:
@@ -179,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes = [differ.run(c) for c in _cases(case, args.fuzz, args.seed)]
     else:
         with_stf = not args.without_stf
-        programs = [p for p in v1model_stf_programs(args.samples, with_stf) if args.match in p.name]
+        programs = [p for p in v1model_programs(args.samples, with_stf) if args.match in p.name]
         jobs = [(p, None, [args.samples, *args.include], args.fuzz, args.seed, args.cli, work,
                  args.without_stf) for p in programs]  # fmt: skip
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:

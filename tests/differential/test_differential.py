@@ -157,8 +157,7 @@ def test_fuzz_is_seeded_and_keeps_control_commands() -> None:
     assert all(mutate(b"\x01", rng) for _ in range(200))  # never an empty packet
 
 
-def test_probe_packets_are_seeded_and_reach_every_port(tmp_path: Path) -> None:
-    from bench.differential.__main__ import v1model_stf_programs
+def test_probe_packets_are_seeded_and_reach_every_port() -> None:
     from bench.differential.probes import PORTS, probe_commands, uses_random
 
     a = probe_commands("prog", 3)
@@ -166,12 +165,6 @@ def test_probe_packets_are_seeded_and_reach_every_port(tmp_path: Path) -> None:
     assert all(isinstance(c, P.Packet) and c.data for c in a)
     assert {c.port for c in a} == set(PORTS)
     assert len([c for c in a if c.port == 0]) == 8  # every frame on the first port
-    # which programs: v1model ones, with or without an STF test of their own
-    for name, text in (("a", "#include <v1model.p4>"), ("b", "#include <v1model.p4>"), ("c", "")):
-        (tmp_path / f"{name}.p4").write_text(text)
-    (tmp_path / "a.stf").write_text("packet 0 00\n")
-    assert [p.name for p in v1model_stf_programs(tmp_path)] == ["a.p4"]
-    assert [p.name for p in v1model_stf_programs(tmp_path, with_stf=False)] == ["b.p4"]
     assert uses_random("apply { random<bit<8>>(x, 0, 7); }")
     assert uses_random("apply { random(x, 8w0, 8w7); }")
     assert not uses_random("// random(x, 0, 1)\napply { x = random_seed; }")
@@ -333,11 +326,13 @@ def test_stale_invalid_header_bits_are_excluded_with_the_reason(tmp_path: Path) 
 
 
 def test_conformance_program_lists(tmp_path: Path) -> None:
-    from bench.p4c_conformance import v1model_programs, v1model_stf_programs
+    from bench.p4c_conformance import v1model_programs
 
+    # which programs: v1model ones, with or without an STF test of their own
     for name, text in (("a", "#include <v1model.p4>"), ("b", "#include <v1model.p4>"), ("c", "")):
         (tmp_path / f"{name}.p4").write_text(text)
     (tmp_path / "a.stf").write_text("packet 0 00\n")
     (tmp_path / "gone.p4").symlink_to(tmp_path / "missing.p4")
-    assert [p.name for p in v1model_stf_programs(tmp_path)] == ["a.p4"]
+    assert [p.name for p in v1model_programs(tmp_path, with_stf=True)] == ["a.p4"]
+    assert [p.name for p in v1model_programs(tmp_path, with_stf=False)] == ["b.p4"]
     assert [p.name for p in v1model_programs(tmp_path)] == ["a.p4", "b.p4"]
