@@ -19,6 +19,7 @@ __all__ = ["parse_fail_link", "parse_time_ns", "register"]
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 WORKLOADS = ("permutation", "incast", "all_to_all", "ring_allreduce", "poisson")
 MODES = ("ecmp", "flowlet", "spray", "adaptive")
+RECEIVERS = ("tolerant", "in_order")
 
 
 def parse_time_ns(text: str) -> int:
@@ -96,7 +97,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--flow-bytes", type=_positive_int, default=300_000, help="bytes per flow (default 300000)"
     )
-    p.add_argument("--receiver", choices=("tolerant", "in_order"), default="tolerant")
+    p.add_argument("--receiver", choices=RECEIVERS, default="tolerant")
     p.add_argument(
         "--fan-in",
         type=_positive_int,
