@@ -276,25 +276,30 @@ def test_fast_and_general_paths_agree(seed: int) -> None:
     assert len(fast.entries()) > 5
 
 
+def _lpm_update(world: World, kind: int, plen: int) -> Any:
+    """t_lpm: a = 7, c in 10.0.0.0/plen -> fwd(plen)."""
+    table = next(t for t in world.p4info.tables if t.preamble.name.endswith("t_lpm"))
+    fwd = next(a for a in world.p4info.actions if a.preamble.name.endswith(".fwd"))
+    u = p4runtime_pb2.Update(type=kind)
+    te = u.entity.table_entry
+    te.table_id = table.preamble.id
+    te.match.add(field_id=table.match_fields[0].id).exact.value = b"\x07"
+    lpm = te.match.add(field_id=table.match_fields[1].id).lpm
+    lpm.value, lpm.prefix_len = bytes([0x0A, 0, 0, 0]), plen
+    te.action.action.action_id = fwd.preamble.id
+    te.action.action.params.add(param_id=1, value=bytes([plen]))
+    return u
+
+
 def test_fast_writes_reach_packets_at_once() -> None:
     """A batch written through the fast path is visible to the next packet (the lookups
     the batch changed are brought up to date before the lock is released)."""
     world = World(compile_text(SOURCE, "fast_writes.p4"), fast=True)
-    table = next(t for t in world.p4info.tables if t.preamble.name.endswith("t_lpm"))
-    fwd = next(a for a in world.p4info.actions if a.preamble.name.endswith(".fwd"))
     frame = bytes([7, 0, 0, 0x0A, 0x01, 0x02, 0x03, 0]) + bytes(4)
     assert world.packets([frame]) == [[]]  # the default action drops it
 
     def update(kind: int, plen: int) -> Any:
-        u = p4runtime_pb2.Update(type=kind)
-        te = u.entity.table_entry
-        te.table_id = table.preamble.id
-        te.match.add(field_id=table.match_fields[0].id).exact.value = b"\x07"
-        lpm = te.match.add(field_id=table.match_fields[1].id).lpm
-        lpm.value, lpm.prefix_len = bytes([0x0A, 0, 0, 0]), plen
-        te.action.action.action_id = fwd.preamble.id
-        te.action.action.params.add(param_id=1, value=bytes([plen]))
-        return u
+        return _lpm_update(world, kind, plen)
 
     assert world.write([update(INSERT, 8)]) == [(0, "")]
     assert world.packets([frame]) == [[(8, frame)]]
@@ -302,6 +307,23 @@ def test_fast_writes_reach_packets_at_once() -> None:
     assert world.packets([frame]) == [[]]  # 10.0/16 does not cover 10.1.2.3
     assert world.write([update(DELETE, 16)]) == [(0, "")]
     assert world.fast_hits == 4
+
+
+def test_switches_of_one_program_keep_their_own_fast_writes() -> None:
+    """Switches of the same program (a simulated fabric) share the compiled code of their
+    fast-path functions, never the tables those functions write into."""
+    compiled = compile_text(SOURCE, "fast_writes.p4")
+    one, two = World(compiled, fast=True), World(compiled, fast=True)
+    frame = bytes([7, 0, 0, 0x0A, 0x01, 0x02, 0x03, 0]) + bytes(4)
+    assert one.write([_lpm_update(one, INSERT, 8)]) == [(0, "")]
+    assert two.write([_lpm_update(two, INSERT, 12)]) == [(0, "")]
+    assert one.packets([frame]) == [[(8, frame)]]
+    assert two.packets([frame]) == [[(12, frame)]]
+    assert two.write([_lpm_update(two, DELETE, 8)])[0][0] == 5  # NOT_FOUND: one's entry
+    assert one.write([_lpm_update(one, DELETE, 8)]) == [(0, "")]
+    assert one.packets([frame]) == [[]]
+    assert two.packets([frame]) == [[(12, frame)]]
+    assert (one.fast_hits, two.fast_hits) == (2, 2)  # the refused DELETE too
 
 
 COUNTED = program(

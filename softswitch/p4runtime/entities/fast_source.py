@@ -25,6 +25,8 @@ looked at, as the general path does not); engine errors (no such entry) come fro
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
+from types import CodeType
 from typing import Any
 
 from ...engine import matches as M
@@ -114,9 +116,15 @@ def define_function(
     """The function `name` that `lines` define, with `names` (and int.from_bytes, Exact
     and Lpm) in its scope; `label` names its code (default: the function's name)."""
     scope = {"from_bytes": int.from_bytes, "Exact": M.Exact, "Lpm": M.Lpm, **names}
-    code = compile("\n".join(lines) + "\n", f"<fast table {label or name}>", "exec")
-    exec(code, scope)  # noqa: S102
+    exec(_compiled("\n".join(lines) + "\n", f"<fast table {label or name}>"), scope)  # noqa: S102
     return scope[name]  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=4096)
+def _compiled(source: str, filename: str) -> CodeType:
+    """The code of `source`: the switches of one program (a simulated fabric, a test
+    session) write the same functions for the same tables, compiled once."""
+    return compile(source, filename, "exec")
 
 
 def _key_lines(order: Sequence[FieldInfo]) -> list[str]:
