@@ -95,6 +95,8 @@ class SwitchRuntime:
         # ports that buffer output (pcap files, transmit rings): called after every batch;
         # a flush may return how many frames the port refused
         self._flushes: list[Callable[[], int | None]] = []
+        # a live batch's frames for the CPU port or unattached ports (see _send_now)
+        self._kept: list[Output] = []
 
     # ------------------------------------------------------------ pipeline
     def load(self, compiled: CompiledProgram) -> Switch:
@@ -239,17 +241,41 @@ class SwitchRuntime:
             hold = not self._driven and not sw.tm.configured
             if hold:
                 sw.hold_time()
+            # live: each frame goes to its port's sender the moment the switch sends it
+            # (driven runs keep every Output for `step`)
+            if not self._driven:
+                sw.set_output(self._send_now)
             try:
                 outs = sw.receive_batch(batch, self._failed)
             finally:
                 if hold:
                     sw.release_time()
+                if not self._driven:
+                    sw.set_output(None)
             stats.rx += count
+            if self._kept:
+                outs[:0] = self._kept
+                self._kept = []
             cpu, digests = self._deliver(sw, outs)
             if self._running and sw.tm.configured and sw.tm.next_time() is not None:
                 self._wake.notify()
         if cpu or digests:
             self._notify(cpu, digests)
+
+    def _send_now(self, port: int, data: bytes) -> None:
+        """The switch's output during a live batch (lock held): to the port's sender at
+        once; a frame for the CPU port or a port with nothing attached is kept for
+        `_deliver`, which hands it to the listeners or counts it."""
+        send = self._senders.get(port)
+        if send is None or port == self.cpu_port:
+            self._kept.append(Output(0, port, data))
+            return
+        try:
+            send(data)
+            self.stats.tx += 1
+        except OSError as e:
+            self.stats.tx_errors += 1
+            log.debug("port %d: send failed: %s", port, e)
 
     def _failed(self, port: int, data: bytes, e: Exception) -> None:
         """A frame whose processing raised: counted and logged, the batch goes on."""

@@ -222,21 +222,31 @@ def test_queue_settings_at_run_time_survive_a_reload() -> None:
     assert rt.switch is not None and 2 in rt.switch.tm.shaped
 
 
+class RefusingPort(QueuePort):
+    """A port whose interface refuses every frame (as one above its MTU)."""
+
+    def send(self, data: bytes) -> None:
+        raise OSError(90, "Message too long")
+
+
 def test_inject_many_gives_what_inject_gives_frame_by_frame() -> None:
     """A stream injected in chunks: the same outputs in the same order, digests and CPU
-    frames delivered outside the lock after their chunk, frames before a pipeline and
-    frames whose processing raised counted."""
+    frames delivered outside the lock after their chunk, frames for a port with nothing
+    attached and frames a port refuses counted, as are frames before a pipeline."""
+    dsts = [2, 3, CPU, 2, 3, CPU, 4, 5]  # 4: refused, 5: nothing attached
     stream = [
-        (1 + i % 3, frame([2, 3, CPU][i % 3], kind=0xD1 if i % 5 == 0 else 0, val=i))
-        for i in range(150)
+        (1 + i % 3, frame(dsts[i % 8], kind=0xD1 if i % 5 == 0 else 0, val=i)) for i in range(160)
     ]
 
-    def run(many: bool) -> tuple[list[bytes], list[bytes], list[tuple[int, bool]], int]:
+    def run(many: bool) -> tuple[object, ...]:
         rt = SwitchRuntime(cpu_port=CPU)
         rt.load(compiled())
         out = QueuePort("p2")
         rt.add_port(2, out)
         rt.add_port(3, out)
+        rt.add_port(4, RefusingPort("p4"))
+        cpu_wire = QueuePort("cpu")  # a port on the CPU port: frames go to it and to listeners
+        rt.add_port(CPU, cpu_wire)
         cpu: list[bytes] = []
         digests: list[tuple[int, bool]] = []
         rt.add_cpu_listener(cpu.append)
@@ -248,13 +258,14 @@ def test_inject_many_gives_what_inject_gives_frame_by_frame() -> None:
         else:
             for port, data in stream:
                 rt.inject(port, data)
-        return out.take_all(), cpu, digests, rt.stats.rx
+        return out.take_all(), cpu, digests, rt.stats, cpu_wire.take_all()
 
     assert run(True) == run(False)
-    sent, cpu, digests, rx = run(True)
-    assert len(sent) == 100 and len(cpu) == 50 and rx == 150
-    assert [val for val, _ in digests] == list(range(0, 150, 5))
+    sent, cpu, digests, stats, wired = run(True)
+    assert len(sent) == 80 and len(cpu) == 40 and wired == cpu
+    assert [val for val, _ in digests] == list(range(0, 160, 5))
     assert not any(locked for _, locked in digests)
+    assert (stats.rx, stats.tx, stats.tx_errors, stats.unattached) == (160, 120, 20, 20)
 
     idle = SwitchRuntime()
     assert idle.inject_many(stream[:10]) == 10
