@@ -129,10 +129,14 @@ class FabricControl:
 
     # ------------------------------------------------------------ reading
     def counter(self, switch: str, name: str) -> dict[int, tuple[int, int]]:
-        """Every index of counter `name` on `switch`: index -> (packets, bytes)."""
+        """The cells of counter `name` on `switch` that counted something: index ->
+        (packets, bytes)."""
         ent = encode_entity(self.schema, CounterEntry(self._full(name)))
         out: dict[int, tuple[int, int]] = {}
         for got in self.stores[switch].read(ent):
+            data = got.counter_entry.data
+            if not (data.packet_count or data.byte_count):
+                continue  # most cells are zero: not decoded
             ce = decode_entity(self.schema, got)
             assert isinstance(ce, CounterEntry) and ce.index is not None  # a counter's cells
             if ce.data is not None and (ce.data.packets or ce.data.bytes):
