@@ -18,6 +18,7 @@ class Annotation:
     name: str
     body: str  # raw text between the brackets ("" when there is none)
     pos: Pos = NOWHERE
+    structured: bool = False  # `@name[...]`: a list of expressions or of key=value pairs
 
     def string_value(self) -> str | None:
         """The body as a single string literal (`@name("x")` -> "x"), if it is one."""

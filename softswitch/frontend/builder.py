@@ -48,13 +48,13 @@ class AstBuilder(Transformer):
         out = []
         for tok in children:
             text = str(tok)
-            name, body = text, ""
+            name, body, structured = text, "", False
             # the body opens at the first bracket (`@a[k=(1)]` is a structured body)
             opens = [k for k in (text.find("("), text.find("[")) if k >= 0]
             if opens:
                 k = min(opens)
-                name, body = text[:k], text[k + 1 : -1]
-            out.append(A.Annotation(name.strip(), body, self._tpos(tok)))
+                name, body, structured = text[:k], text[k + 1 : -1], text[k] == "["
+            out.append(A.Annotation(name.strip(), body, self._tpos(tok), structured))
         return ("annots", tuple(out))
 
     def name(self, meta: Any, c: list[Any]) -> str:

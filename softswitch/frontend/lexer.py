@@ -106,7 +106,11 @@ def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> set[
         elif t == "extern" and i + 2 < n and tokens[i + 1].kind == "id":
             if tokens[i + 2].text in ("{", "<") and tokens[i + 1].text not in keywords:
                 names.add(tokens[i + 1].text)
-        elif t in ("typedef", "type") and (i == 0 or tokens[i - 1].text in ";{})"):
+        elif t in ("typedef", "type") and (
+            # where a declaration starts: first, after a declaration or a block, or after
+            # an annotation (`@hidden`, `@a(...)`, `@a[...]`)
+            i == 0 or tokens[i - 1].text in ";{})]" or (i >= 2 and tokens[i - 2].text == "@")
+        ):
             j = i + 1
             depth = 0
             while j < n and not (depth == 0 and tokens[j].text == ";"):

@@ -57,9 +57,22 @@ def test_an_annotation_body_may_follow_its_name_after_spaces() -> None:
     structured body opens at its first bracket even when a parenthesis is inside."""
     src = '@name (".x") @a[k=(1), j="("] @flag header h_t { bit<8> a; }\n'
     h = _decl(src, "h_t")
-    assert [(a.name, a.body) for a in h.annotations] == [
-        ("name", '".x"'),
-        ("a", 'k=(1), j="("'),
-        ("flag", ""),
+    assert [(a.name, a.body, a.structured) for a in h.annotations] == [
+        ("name", '".x"', False),
+        ("a", 'k=(1), j="("', True),
+        ("flag", "", False),
     ]
     assert h.annotations[0].string_value() == ".x"
+
+
+@pytest.mark.parametrize("annots", ["@hidden", '@a("x")', "@a[1]", "@a @b(2)"])
+@pytest.mark.parametrize("keyword", ["typedef", "type"])
+def test_an_annotated_typedef_declares_its_type_name(keyword: str, annots: str) -> None:
+    """The name a typedef or type declares is a type name also when annotations stand
+    before the declaration (it was parsed as a plain name there: a syntax error where
+    the program used it)."""
+    src = f"{annots} {keyword} bit<8> t8;\nheader h_t {{ t8 a; }}\n"
+    h = _decl(src, "h_t")
+    assert isinstance(h, A.StructLikeDecl)
+    [field] = h.fields
+    assert isinstance(field.type_ref, A.NamedTypeRef) and field.type_ref.name == "t8"
