@@ -9,6 +9,7 @@ by the code generator while it compiles the program, in declaration order.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,10 +18,35 @@ if TYPE_CHECKING:
 
 Annotations = tuple[tuple[str, str], ...]  # (name, raw body)
 
+# A structured annotation (`@name[...]`) is kept with its expressions evaluated: its body is
+# STRUCTURED followed by JSON, {"list": [v, ...]} or {"kv": [[key, v], ...]} where each v is
+# an int, a string or a bool ({} for `@name[]`).
+STRUCTURED = "\x1e"
+
+StructuredValue = int | str | bool
+
+
+def structured_body(
+    items: list[StructuredValue] | list[tuple[str, StructuredValue]] | None, kv: bool
+) -> str:
+    """The body that keeps an evaluated structured annotation (`items` None: `@name[]`)."""
+    if items is None:
+        return STRUCTURED + "{}"
+    return STRUCTURED + json.dumps({"kv": items} if kv else {"list": items})
+
+
+def structured(body: str) -> dict[str, list[Any]] | None:
+    """A structured annotation's evaluated body (see `structured_body`); None for the raw
+    body of an annotation that is not structured."""
+    if not body.startswith(STRUCTURED):
+        return None
+    return json.loads(body[len(STRUCTURED) :])  # type: ignore[no-any-return]
+
 
 def annotation(annots: Annotations, name: str) -> str | None:
+    """The raw body of the first unstructured annotation `name` (None: there is none)."""
     for n, body in annots:
-        if n == name:
+        if n == name and not body.startswith(STRUCTURED):
             return body
     return None
 

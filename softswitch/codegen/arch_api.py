@@ -20,6 +20,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, Pos
 from .exprs import V, as_bits
+from .structured import annots_ir
 from .symbols import InstanceSym
 
 if TYPE_CHECKING:
@@ -38,11 +39,6 @@ __all__ = [
     "as_bits",
     "field_py",
 ]
-
-
-def annots_ir(annots: A.Annots) -> pinfo.Annotations:
-    """Annotations as the control-plane description keeps them: (name, raw body) pairs."""
-    return tuple((a.name, a.body) for a in annots)
 
 
 def _given(e: A.Expr | None) -> A.Expr:
@@ -74,6 +70,11 @@ class ArchContext:
         sym = self._st.scope.lookup(name)
         t = getattr(sym, "type", None)
         return t if isinstance(t, T.P4Type) else None
+
+    def annotations(self, annots: A.Annots) -> pinfo.Annotations:
+        """`annots` as the control-plane description keeps them (see `annots_ir`),
+        structured ones evaluated in the current scope."""
+        return annots_ir(annots, self._st.scope.lookup)
 
     def expr(self, e: A.Expr | None, expected: T.P4Type | None = None) -> V:
         """Generate an expression (None, an argument left out, is refused)."""

@@ -15,6 +15,7 @@ from .emitter import Emitter
 from .exprs import Exprs
 from .state import GenState
 from .stmts import Stmts
+from .structured import annots_ir
 from .symbols import (
     Const,
     ExternFunctionSym,
@@ -75,7 +76,7 @@ class ProgramGen:
                 if name in unused:
                     src.lines[i] = ln[: len(ln) - len(ln.lstrip())] + f"{name} = None"
         fa = {
-            s: {f: tuple((a.name, a.body) for a in an) for f, an in fields.items()}
+            s: {f: annots_ir(an, self.st.scope.lookup) for f, an in fields.items()}
             for s, fields in self.st.field_annotations.items()
         }
         return CompiledProgram(
@@ -181,8 +182,8 @@ class ProgramGen:
             if isinstance(t, T.BlockType) and t.kind == "package":
                 if d.name == "main" or self.st.package_decl is None:
                     self.st.package_decl = d
-                    self.st.info.package_annotations = tuple(
-                        (a.name, a.body) for a in d.annotations
+                    self.st.info.package_annotations = annots_ir(
+                        d.annotations, self.st.scope.lookup
                     )
             elif isinstance(t, T.ExternType):
                 # a top-level instance's @name("x") names it, as in a control

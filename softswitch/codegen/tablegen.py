@@ -10,11 +10,11 @@ from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError
-from .arch_api import annots_ir
 from .calls import copies_back, is_scalar
 from .effects import plain_path
 from .exprs import V, as_bits
 from .printer import expr_text
+from .structured import annots_ir
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
 from .typeresolve import mask
 
@@ -107,7 +107,7 @@ class Tables:
         py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
         self.st.info.value_sets[qualified] = pinfo.ValueSetSpec(
-            qualified, size, fields, annots_ir(d.annotations)
+            qualified, size, fields, annots_ir(d.annotations, self.st.scope.lookup)
         )
         self.st.out.line(f"{py} = rt.value_set({qualified!r})")
         self.st.scope.define(d.name, ValueSetSym(py, t, qualified))
@@ -117,7 +117,9 @@ class Tables:
         if isinstance(t0, T.StructLikeType):
             fa = self.st.field_annotations.get(t0.name, {})
             return tuple(
-                pinfo.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ())), ft)
+                pinfo.HeaderFieldSpec(
+                    n, T.width_of(ft), annots_ir(fa.get(n, ()), self.st.scope.lookup), ft
+                )
                 for n, ft in t0.fields.items()
             )
         return (pinfo.HeaderFieldSpec("", T.width_of(t0), (), t0),)
@@ -131,7 +133,11 @@ class Tables:
             t = self.types.resolve_type(p.type_ref)
             params.append(
                 pinfo.ParamSpec(
-                    p.name, T.width_of(t), annots_ir(p.annotations), self.named_type(p), t
+                    p.name,
+                    T.width_of(t),
+                    annots_ir(p.annotations, self.st.scope.lookup),
+                    self.named_type(p),
+                    t,
                 )
             )
         idn = A.find_annotation(d.annotations, "id")
@@ -141,7 +147,7 @@ class Tables:
                 pinfo.ActionSpec(
                     qualified,
                     tuple(params),
-                    annots_ir(d.annotations),
+                    annots_ir(d.annotations, self.st.scope.lookup),
                     idn.int_value() if idn else None,
                     self.st.inst.qualified if self.st.inst is not None else "",
                 ),
@@ -186,7 +192,7 @@ class Tables:
                 kname,
                 k.match_kind,
                 width,
-                annots_ir(k.annotations),
+                annots_ir(k.annotations, self.st.scope.lookup),
                 self.key_type_name(k.expr),
                 v.type,
                 len(keys) + len(sel_keys),
@@ -210,7 +216,9 @@ class Tables:
             elif A.find_annotation(ar.annotations, "tableonly"):
                 scope = "TABLE_ONLY"
             action_refs.append(
-                pinfo.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations))
+                pinfo.ActionRefSpec(
+                    asym.qualified, scope, annots_ir(ar.annotations, self.st.scope.lookup)
+                )
             )
             if ar.args:
                 fns.append(self.bound_action(asym, ar))
@@ -257,7 +265,7 @@ class Tables:
             direct_meter=dmeter,
             selector_keys=tuple(sel_keys),
             support_timeout=bool(timeout and self.exprs.expr(timeout.value).const),
-            annotations=annots_ir(d.annotations),
+            annotations=annots_ir(d.annotations, self.st.scope.lookup),
             hidden=A.find_annotation(d.annotations, "hidden") is not None,
             has_priority=has_prio,
         )

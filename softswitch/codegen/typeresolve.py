@@ -12,6 +12,7 @@ from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .emitter import Emitter
 from .layout import Layout, header_layout
+from .structured import annots_ir
 from .symbols import TypeSym
 
 if TYPE_CHECKING:
@@ -471,7 +472,7 @@ class Types:
     def declare_typedef(self, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
-            annots = tuple((a.name, a.body) for a in d.annotations)
+            annots = annots_ir(d.annotations, self.st.scope.lookup)
             self.st.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
             self.st.scope.define(d.name, TypeSym(base))

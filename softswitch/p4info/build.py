@@ -185,9 +185,35 @@ def _p4rt_width(t: Any, width: int) -> int:
 def _add_annotations(msg: Any, annots: pinfo.Annotations, skip: Iterable[str] = ()) -> None:
     skipped = _NOT_ECHOED | frozenset(skip)
     for n, body in annots:
-        if n in skipped:
-            continue
-        msg.annotations.append(format_annotation(n, body))
+        value = pinfo.structured(body)
+        if value is not None:
+            _add_structured(msg, n, value)
+        elif n not in skipped:
+            msg.annotations.append(format_annotation(n, body))
+
+
+def _add_structured(msg: Any, name: str, value: dict[str, list[Any]]) -> None:
+    """A structured annotation, as p4c writes it (only where the message has room)."""
+    if "structured_annotations" not in msg.DESCRIPTOR.fields_by_name:
+        return
+    sa = msg.structured_annotations.add(name=name)
+    if "list" in value:
+        sa.expression_list.SetInParent()
+        for v in value["list"]:
+            _structured_value(sa.expression_list.expressions.add(), v)
+    elif "kv" in value:
+        sa.kv_pair_list.SetInParent()
+        for key, v in value["kv"]:
+            _structured_value(sa.kv_pair_list.kv_pairs.add(key=key).value, v)
+
+
+def _structured_value(expr: Any, v: pinfo.StructuredValue) -> None:
+    if isinstance(v, bool):
+        expr.bool_value = v
+    elif isinstance(v, int):
+        expr.int64_value = v
+    else:
+        expr.string_value = v
 
 
 def _add_doc(msg: Any, annots: pinfo.Annotations) -> None:

@@ -53,6 +53,83 @@ def test_annotations_reach_p4info_as_p4c_writes_them() -> None:
     assert [h.preamble.name for h in info.controller_packet_metadata] == ["packet_in"]
 
 
+def _structured(msg: object) -> dict[str, object]:
+    """name -> list of values, or dict of key -> value, or None (an empty body)."""
+    out: dict[str, object] = {}
+    for sa in msg.structured_annotations:  # type: ignore[attr-defined]
+        kind = sa.WhichOneof("body")
+        if kind == "expression_list":
+            out[sa.name] = [
+                getattr(e, e.WhichOneof("value")) for e in sa.expression_list.expressions
+            ]
+        elif kind == "kv_pair_list":
+            out[sa.name] = {
+                kv.key: getattr(kv.value, kv.value.WhichOneof("value"))
+                for kv in sa.kv_pair_list.kv_pairs
+            }
+        else:
+            out[sa.name] = None
+    return out
+
+
+def test_structured_annotations_reach_p4info_evaluated() -> None:
+    """`@name[...]` bodies are evaluated at compile time (literals, operators, constants in
+    scope; width-typed values may be computed with) and written as structured
+    annotations, never as annotation text (the figures are p4c-bm2-ss 1.2.4.8's)."""
+    info = p4info_for(
+        compile_file(Path(__file__).parent / "programs" / "p4info_structured_annotations.p4")
+    )
+    [table] = info.tables
+    assert not table.preamble.annotations
+    assert _structured(table.preamble) == {
+        "empty": None,
+        "Str": ["ab", "c"],
+        "Logic": [False, True, False, True, False, False, True],
+        "Bits": [1, 7, 6, True, True],
+        "Kv": {"x": 1, "y": "two", "z": False, "w": "many"},
+    }
+    assert _structured(table.match_fields[0]) == {"Field": [1]}
+    assert [_structured(r) for r in table.action_refs] == [{"Ref": ["r"]}, {}]
+    fwd = next(a for a in info.actions if a.preamble.name == "I.fwd")
+    assert _structured(fwd.preamble) == {"Act": [-5, 16, 8, 20, 3, 1, -2]}
+    assert _structured(fwd.params[0]) == {"Param": {"k": "v"}}
+    assert _structured(info.registers[0].preamble) == {"Reg": [42, "r"]}
+    assert _structured(info.counters[0].preamble) == {"Cnt": {"k": 'a\\"b'}}  # escapes kept
+    assert _structured(info.value_sets[0].preamble) == {"Set": [7]}
+    assert _structured(info.controller_packet_metadata[0].metadata[0]) == {"Meta": ["in port", 3]}
+    assert _structured(info.type_info.new_types["delay_t"]) == {"Units": ["ns"]}
+    assert _structured(info.pkg_info) == {"Pkg": ["yes"]}
+
+
+@pytest.mark.parametrize(
+    "annotation, message",
+    [
+        ("@A[8w1]", "@A: 8w1: illegal type for structured annotation"),
+        ("@A[W]", "@A: 8w1: illegal type for structured annotation"),  # W is a bit<8>
+        ("@A[NOPE]", "@A: NOPE: structured annotation must be compile-time constant values"),
+        ("@A[k=1, 2]", "@A: either expressions or key=value pairs, not both"),
+        ("@A[k=1, k=2]", "@A: duplicate key k"),
+        ('@A[1 + "x"]', "@A: + applies to ints"),
+        ("@A[~1]", "@A: ~ needs a value of known width"),
+    ],
+)
+def test_structured_annotations_p4c_refuses_are_errors_at_their_place(
+    annotation: str, message: str
+) -> None:
+    from softswitch.compiler import compile_text
+    from softswitch.frontend.errors import P4TypeError
+    from tests.p4util import program
+
+    src = program(
+        decls="header h_t { bit<8> a; }\nconst bit<8> W = 1;",
+        ingress=f"{annotation}\n    action a() {{ }}\n    apply {{ a(); }}",
+    )
+    line = next(i for i, ln in enumerate(src.splitlines(), 1) if annotation in ln)
+    with pytest.raises(P4TypeError) as e:
+        compile_text(src, "s.p4")
+    assert f"s.p4:{line}:" in str(e.value) and message in str(e.value)
+
+
 @pytest.mark.skipif(
     shutil.which("p4c-bm2-ss") is None,
     reason="p4c-bm2-ss (the p4lang compiler) is not on PATH",
