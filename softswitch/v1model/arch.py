@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import program_info as pinfo
-from ..codegen.arch_api import ArchContext, InstanceSym, V, annots_ir, as_bits
+from ..codegen.arch_api import ArchContext, InstanceSym, V, as_bits
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import P4TypeError, P4Unsupported
+from ..frontend.errors import P4TypeError, P4Unsupported, Pos
 from . import field_lists as FL
 from .hashes import BMV2_ALGORITHMS, U64_MASK
 
@@ -50,6 +50,8 @@ class V1Model:
         # the number of cells of each register and counter instance (python name -> size),
         # a constant of the program: generated bounds checks compare with it directly
         self._sizes: dict[str, int] = {}
+        # `digest` calls of a list of values (no struct type), by position -> their name
+        self._anonymous_digests: dict[Pos, str] = {}
 
     # ------------------------------------------------------------ instances
     def instantiate(
@@ -79,7 +81,7 @@ class V1Model:
             else:
                 raise P4TypeError.at(a.pos, "extern constructor arguments must be constants")
         spec = pinfo.ExternSpec(
-            t.name, sym.qualified, t.args, tuple(values), annots_ir(d.annotations), in_place
+            t.name, sym.qualified, t.args, tuple(values), cx.annotations(d.annotations), in_place
         )
         cx.add_extern(spec)
         if t.name in ("register", "counter") and isinstance(values[0], int):
@@ -294,7 +296,19 @@ class V1Model:
                 value = cx.convert(value, digest_type, pos)
             dtype = T.strip_newtype(value.type)
             dname = getattr(dtype, "name", "digest")
-            if isinstance(dtype, T.StructLikeType) and not cx.has_digest(dname):
+            if isinstance(dtype, T.TupleType | T.ListType):
+                # a list of values, no struct type: p4c names it `digest_N`, N counting
+                # such calls in program order
+                dname = self._anonymous_digests.setdefault(
+                    pos, f"digest_{len(self._anonymous_digests)}"
+                )
+                if not cx.has_digest(dname):
+                    fields = tuple(
+                        pinfo.HeaderFieldSpec(f"f{i}", T.width_of(ft), (), ft)
+                        for i, ft in enumerate(dtype.elements)
+                    )
+                    cx.add_digest(pinfo.DigestSpec(dname, fields, T.TupleType(dtype.elements)))
+            elif isinstance(dtype, T.StructLikeType) and not cx.has_digest(dname):
                 cx.add_digest(
                     pinfo.DigestSpec(
                         dname,
@@ -441,7 +455,7 @@ class V1Model:
             name = ann.string_value() or st.name
             fields = tuple(_flat_fields(cx, st, ""))
             cx.add_controller_header(
-                pinfo.ControllerHeaderSpec(name, st.name, fields, annots_ir(st.annotations))
+                pinfo.ControllerHeaderSpec(name, st.name, fields, cx.annotations(st.annotations))
             )
         del htype
 
@@ -504,7 +518,7 @@ def _flat_fields(cx: ArchContext, st: T.StructLikeType, prefix: str) -> list[pin
             out.extend(_flat_fields(cx, f0, f"{prefix}{n}."))
             continue
         annots = cx.field_annotations(st.name, n)
-        out.append(pinfo.HeaderFieldSpec(prefix + n, T.width_of(ft), annots_ir(annots), ft))
+        out.append(pinfo.HeaderFieldSpec(prefix + n, T.width_of(ft), cx.annotations(annots), ft))
     return out
 
 

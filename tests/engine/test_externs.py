@@ -316,6 +316,39 @@ def test_digest_and_log_msg() -> None:
     assert list(sw.ctx.logs) == ["k=3 v=4"]
 
 
+def test_digests_of_a_list_of_values_are_named_as_p4c_names_them() -> None:
+    """`digest(r, {a, b})` without a struct type: p4c-bm2-ss names such digests digest_0,
+    digest_1, ... in program order, and P4Info describes them as tuples; the P4Runtime
+    server encodes their data with that description."""
+    from softswitch.compiler import compile_text
+    from softswitch.p4info import p4info_for
+    from softswitch.p4runtime.stream import encode_p4data
+    from softswitch.v1model.switch import Switch
+
+    src = program(
+        decls=HDR + " struct d_t { bit<8> k; }",
+        ingress="""apply {
+            digest(5, { hdr.h.k });
+            if (hdr.h.k == 1) { digest(6, { hdr.h.k, hdr.h.v }); }
+            digest<d_t>(7, { hdr.h.k });
+        }""",
+    )
+    compiled = compile_text(src, "d.p4")
+    sw = Switch(compiled)
+    sw.process(0, pkt(1, 9))
+    assert [(d.receiver, d.name, d.data) for d in sw.digests[:2]] == [
+        (5, "digest_0", (1,)),
+        (6, "digest_1", (1, 9)),
+    ]
+    info = p4info_for(compiled)
+    specs = {d.preamble.name: d.type_spec for d in info.digests}
+    assert list(specs) == ["digest_0", "digest_1", "d_t"]
+    widths = [m.bitstring.bit.bitwidth for m in specs["digest_1"].tuple.members]
+    assert widths == [8, 32]
+    data = encode_p4data(sw.digests[1].data, specs["digest_1"], info.type_info)
+    assert [m.bitstring for m in data.tuple.members] == [b"\x01", b"\x09"]
+
+
 def test_log_msg_with_a_message_alone_and_with_data() -> None:
     """v1model declares `log_msg(msg)` and `log_msg<T>(msg, data)`: a call takes the one
     that fits its arguments (p4c's logging-bmv2.p4 logs a message alone)."""
