@@ -60,6 +60,10 @@ def _skip_reason() -> str | None:
 
 
 @pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
+@pytest.mark.skipif(
+    shutil.which("ping") is None,
+    reason="needs ping between the hosts (Debian: apt-get install iputils-ping)",
+)
 def test_2x2_on_bmv2_every_pair(tmp_path: Path) -> None:
     topo = load_topology(TOPO)
     run = Bmv2Run(
