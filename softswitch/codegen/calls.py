@@ -497,7 +497,10 @@ class Calls:
                 if t0.kind == "struct" and not _header_field_ok(t0):  # headers in it
                     return self._lookahead_aggregate(pk, t0, t, c.pos)
                 return V(f"_lookahead_header({pk}, {t0.pyname})", t)
-            w = T.width_of(t0)
+            try:
+                w = T.width_of(t0)
+            except TypeError:  # void, an extern, a varbit: no fixed width
+                raise P4TypeError.at(c.pos, f"{t}: not a type lookahead can read") from None
             code = f"_lookahead({pk}, {w})"
             if isinstance(t0, T.BoolType):
                 code = f"({code} != 0)"

@@ -387,6 +387,8 @@ class Exprs:
         base = self.expr(e.base)
         bt = T.strip_newtype(base.type)
         hi, lo = self.const_int(e.hi), self.const_int(e.lo)
+        if hi < 0 or lo < 0:
+            raise P4TypeError.at(e.pos, f"slice [{hi}:{lo}]: indexes must not be negative")
         if isinstance(bt, T.IntLiteralType) and base.is_const:
             w = hi - lo + 1
             return const_v((base.const >> lo) & mask(w), T.BitType(w))

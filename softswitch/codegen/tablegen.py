@@ -131,6 +131,8 @@ class Tables:
             if p.direction:
                 continue
             t = self.types.resolve_type(p.type_ref)
+            if isinstance(T.strip_newtype(t), T.ExternType):
+                raise P4TypeError.at(p.pos, f"{p.name}: an action parameter cannot be an extern")
             params.append(
                 pinfo.ParamSpec(
                     p.name,

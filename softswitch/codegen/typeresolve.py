@@ -69,9 +69,12 @@ class Types:
             w = self.exprs.const_int(ref.width)
             if w < 0 or (ref.signed and w == 0):
                 raise P4TypeError.at(ref.pos, f"invalid width {w}")
+            _check_width(w, ref)
             return T.BitType(w, ref.signed)
         if isinstance(ref, A.VarbitTypeRef):
-            return T.VarbitType(self.exprs.const_int(ref.width))
+            w = self.exprs.const_int(ref.width)
+            _check_width(w, ref)
+            return T.VarbitType(w)
         if isinstance(ref, A.SimpleTypeRef):
             match ref.kind:
                 case "bool":
@@ -499,3 +502,12 @@ def _inlinable(t: T.P4Type) -> bool:
         and (not isinstance(T.strip_newtype(f), T.StructLikeType) or _inlinable(T.strip_newtype(f)))
         for f in t.fields.values()
     )
+
+
+MAX_WIDTH = 2048  # p4c's limit on bit<W>, int<W> and varbit<W>
+
+
+def _check_width(w: int, ref: A.TypeRef) -> None:
+    if w > MAX_WIDTH:
+        kind = "varbit" if isinstance(ref, A.VarbitTypeRef) else "bit"
+        raise P4Unsupported.at(ref.pos, f"{kind}<{w}>: widths up to {MAX_WIDTH} are supported")

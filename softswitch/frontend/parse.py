@@ -11,7 +11,13 @@ from pathlib import Path
 
 import lark
 from lark import Lark
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from . import ast as A
 from . import lexer as lexer_module
@@ -83,7 +89,12 @@ def parse_text(text: str, filename: str = "<input>", locate: Locate | None = Non
     except UnexpectedInput as e:
         f, ln = loc(getattr(e, "line", 0) or 0)
         raise P4SyntaxError(_describe(e), f, ln, getattr(e, "column", 0) or 0) from None
-    return AstBuilder(loc).transform(tree)
+    try:
+        return AstBuilder(loc).transform(tree)
+    except VisitError as e:  # an error the builder raised, wrapped by lark
+        if isinstance(e.orig_exc, P4Error):
+            raise e.orig_exc from None
+        raise
 
 
 def _describe(e: UnexpectedInput) -> str:

@@ -168,3 +168,41 @@ def test_default_action_argument_left_out() -> None:
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, 'set(_)')}:")
     assert "action arguments here must be constants" in msg
+
+
+@pytest.mark.parametrize(
+    "decls, ingress, needle, says",
+    [
+        # a zero-width signed literal, found while the program is being built (it came out
+        # as lark's VisitError around the message)
+        ("const int z = 0s0;", "apply { }", "0s0", "a signed integer needs a width"),
+        ("", "apply { hdr.h.a = 7[1:-1]; }", "7[1:-1]", "indexes must not be negative"),
+        ("", "apply { }", "bit<4096>", "widths up to 2048 are supported"),
+        (
+            "",
+            "counter(4, CounterType.packets) c0;\n"
+            "    action a(counter c) { c.count(0); }\n    apply { a(c0); }",
+            "action a(counter c)",
+            "an action parameter cannot be an extern",
+        ),
+    ],
+)
+def test_programs_p4c_refuses_get_a_positioned_error_not_a_crash(
+    decls: str, ingress: str, needle: str, says: str
+) -> None:
+    """Programs from p4c's p4_16_errors that crashed the compiler with a Python exception
+    (ValueError, TypeError, MemoryError for a huge width)."""
+    extra = "const bit<4096> huge = 0;" if needle == "bit<4096>" else ""
+    src = program(decls=f"{HDR} {decls} {extra}", ingress=ingress)
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and says in msg
+
+
+def test_lookahead_of_a_type_without_a_width_is_an_error() -> None:
+    src = program(
+        decls=HDR,
+        parser="state start { pkt.lookahead<void>(); transition accept; }",
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'lookahead<void>')}:")
+    assert "not a type lookahead can read" in msg
