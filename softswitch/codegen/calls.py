@@ -136,6 +136,8 @@ class Calls:
             if isinstance(sym, ExternFunctionSym) and sym.decl.name == "static_assert":
                 return self._static_assert(sym.decl, c)  # decided while compiling: no call
             info = self.st.info
+            if isinstance(sym, ActionSym) and self.st.in_parser:
+                raise P4TypeError.at(c.pos, f"{f.name}: actions cannot be called in a parser")
             if isinstance(sym, ActionSym) and not self.st.dead:
                 if self.st.in_action:
                     # p4c inlines calls made inside actions: only apply-block calls count

@@ -211,6 +211,9 @@ class Stmts:
         action_run = subj.type if isinstance(subj.type, T.ActionEnumType) else None
         pending: list[str] = []
         first = True
+        defaults = [case for case in s.cases if case.label is None]
+        if len(defaults) > 1:
+            raise P4TypeError.at(defaults[1].pos, "a switch statement has one default label")
         for case in s.cases:
             if case.label is None:
                 cond = "True"

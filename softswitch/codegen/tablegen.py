@@ -129,6 +129,8 @@ class Tables:
         params = []
         for p in d.params:
             if p.direction:
+                if isinstance(self.types.resolve_type(p.type_ref), T.IntLiteralType):
+                    raise P4TypeError.at(p.pos, f"{p.name}: an int parameter has no direction")
                 continue
             t = self.types.resolve_type(p.type_ref)
             if isinstance(T.strip_newtype(t), T.ExternType):
@@ -189,6 +191,10 @@ class Tables:
             if k.match_kind not in self.st.match_kind_type.members:
                 raise P4TypeError.at(k.pos, f"{k.match_kind}: unknown match kind")
             nm = A.find_annotation(k.annotations, "name")
+            if nm is None and not _nameable(k.expr):
+                raise P4TypeError.at(
+                    k.pos, f"{expr_text(k.expr)}: a complex key expression needs a @name"
+                )
             kname = (nm.string_value() if nm else None) or self.key_text(k.expr)
             kspec = pinfo.KeySpec(
                 kname,
@@ -229,7 +235,7 @@ class Tables:
         # default action
         dprop = d.prop("default_action")
         if dprop is not None:
-            dname, dargs = self.action_call_value(dprop.value, d, dprop.pos)
+            dname, dargs = self.action_call_value(dprop.value, d, dprop.pos, "tableonly")
             dconst = dprop.const
         else:
             dname, dargs, dconst = "NoAction", (), False
@@ -362,8 +368,11 @@ class Tables:
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
 
     def action_call_value(
-        self, e: A.Expr | A.ActionRef, d: A.TableDecl, pos: Any
+        self, e: A.Expr | A.ActionRef, d: A.TableDecl, pos: Any, refused: str
     ) -> tuple[str, tuple[int, ...]]:
+        """The qualified action and argument values of a default action or an entry of
+        table `d`; `refused`: the annotation of the table's actions this use may not take
+        (`tableonly` for the default action, `defaultonly` for entries)."""
         args: tuple[A.Argument, ...]
         if isinstance(e, A.NameRef):
             name, args = e.name, ()
@@ -377,8 +386,12 @@ class Tables:
         asym = self.st.scope.lookup(name)
         if not isinstance(asym, ActionSym):
             raise P4TypeError.at(pos, f"{name}: no such action")
-        if not any(a.name.lstrip(".") == name for a in d.actions):
+        refs = [a for a in d.actions if a.name.lstrip(".") == name]
+        if not refs:
             raise P4TypeError.at(pos, f"{name} is not in the actions of table {d.name}")
+        if A.find_annotation(refs[0].annotations, refused):
+            use = "as the default action" if refused == "tableonly" else "in an entry"
+            raise P4TypeError.at(pos, f"{name}: an action marked @{refused} used {use}")
         cp = control_plane_params(asym.decl)
         ndir = len(asym.decl.params) - len(cp)
         args = args[ndir:] if len(args) >= ndir else args
@@ -409,7 +422,7 @@ class Tables:
         key_exprs = [k for k in d.keys if k.match_kind != "selector"]
         for item, k, kd in zip(items, keys, key_exprs, strict=True):
             matches.append(self.entry_match(item, k, kd.expr.type, e.pos))
-        name, args = self.action_call_value(e.action, d, e.pos)
+        name, args = self.action_call_value(e.action, d, e.pos, "defaultonly")
         prio = self.exprs.const_int(e.priority) if e.priority is not None else None
         ann = A.find_annotation(e.annotations, "priority")
         if prio is None and ann is not None:
@@ -471,3 +484,22 @@ def _hot(tpy: str) -> str:
     instance attribute, rebound by every change to the table), which the interpreter
     specialises, where `T.hot(key)` would look the name up anew for every packet."""
     return f"(_hot := {tpy}.hot)"
+
+
+def _nameable(e: A.Expr) -> bool:
+    """Whether p4c finds a control-plane name for key expression `e` without a @name:
+    names, fields, constant-free indexes and slices of them, `&` of such, and isValid()."""
+    if isinstance(e, A.NameRef | A.IntLit):
+        return True
+    if isinstance(e, A.Member):
+        return _nameable(e.base)
+    if isinstance(e, A.Index):
+        return _nameable(e.base) and _nameable(e.index)
+    if isinstance(e, A.Slice):
+        return _nameable(e.base) and _nameable(e.hi) and _nameable(e.lo)
+    if isinstance(e, A.Binary) and e.op == "&":
+        return _nameable(e.left) and _nameable(e.right)
+    if isinstance(e, A.Call):
+        f = e.func
+        return isinstance(f, A.Member) and f.name == "isValid" and not e.args and _nameable(f)
+    return False

@@ -206,3 +206,70 @@ def test_lookahead_of_a_type_without_a_width_is_an_error() -> None:
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, 'lookahead<void>')}:")
     assert "not a type lookahead can read" in msg
+
+
+TABLE = (
+    "table t {{ key = {{ {key} }} actions = {{ {actions} }} {extra} }}\n    apply {{ t.apply(); }}"
+)
+
+
+@pytest.mark.parametrize(
+    "ingress, needle, says",
+    [
+        (
+            "action a() { }\n    "
+            + TABLE.format(key="hdr.h.a + hdr.h.a: exact;", actions="a;", extra=""),
+            "hdr.h.a + hdr.h.a",
+            "a complex key expression needs a @name",
+        ),
+        (
+            "action a() { }\n    action b() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: exact;", actions="@tableonly a; b;", extra="default_action = a();"
+            ),
+            "default_action",
+            "a: an action marked @tableonly used as the default action",
+        ),
+        (
+            "action a() { }\n    action b() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: exact;",
+                actions="a; @defaultonly b;",
+                extra="const entries = { 1 : b(); } default_action = a();",
+            ),
+            "const entries",
+            "b: an action marked @defaultonly used in an entry",
+        ),
+        (
+            "action a(in int v) { hdr.h.b = hdr.h.b + v; }\n    apply { a(1); }",
+            "in int v",
+            "v: an int parameter has no direction",
+        ),
+        (
+            "action a() { }\n    "
+            + TABLE.format(key="hdr.h.a: exact;", actions="a;", extra="").replace(
+                "apply { t.apply(); }",
+                "apply { switch (t.apply().action_run) { a: { } default: { } default: { } } }",
+            ),
+            "default: { } default",
+            "a switch statement has one default label",
+        ),
+    ],
+)
+def test_tables_and_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
+    """Programs of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
+    compiled (key-name, issue1580, issue2354, issue2525; @tableonly as default action)."""
+    src = program(decls=HDR, ingress=ingress)
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and says in msg
+
+
+def test_an_action_called_in_a_parser_is_refused() -> None:
+    """p4c's issue413: actions are called from controls and tables, never parsers."""
+    src = program(
+        decls=HDR + "\naction set_a(inout bit<8> x) { x = 1; }",
+        parser="state start { pkt.extract(hdr.h); set_a(hdr.h.a); transition accept; }",
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'set_a(hdr.h.a)')}:")
+    assert "set_a: actions cannot be called in a parser" in msg
