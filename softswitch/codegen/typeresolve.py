@@ -72,9 +72,7 @@ class Types:
             _check_width(w, ref)
             return T.BitType(w, ref.signed)
         if isinstance(ref, A.VarbitTypeRef):
-            w = self.exprs.const_int(ref.width)
-            _check_width(w, ref)
-            return T.VarbitType(w)
+            return T.VarbitType(self.exprs.const_int(ref.width))
         if isinstance(ref, A.SimpleTypeRef):
             match ref.kind:
                 case "bool":
@@ -504,10 +502,10 @@ def _inlinable(t: T.P4Type) -> bool:
     )
 
 
-MAX_WIDTH = 2048  # p4c's limit on bit<W>, int<W> and varbit<W>
+MAX_WIDTH = 2048  # p4c's limit on bit<W> and int<W> (not on varbit<W>)
 
 
-def _check_width(w: int, ref: A.TypeRef) -> None:
+def _check_width(w: int, ref: A.BitTypeRef) -> None:
     if w > MAX_WIDTH:
-        kind = "varbit" if isinstance(ref, A.VarbitTypeRef) else "bit"
+        kind = "int" if ref.signed else "bit"
         raise P4Unsupported.at(ref.pos, f"{kind}<{w}>: widths up to {MAX_WIDTH} are supported")
