@@ -257,6 +257,7 @@ class Tables:
         has_prio = any(k.match_kind in ("ternary", "range", "optional") for k in keys)
         entries = None
         if d.entries is not None:
+            _check_entry_priorities(d, has_prio)
             entries = tuple(self.const_entry(e, d, keys, has_prio) for e in d.entries)
         spec = pinfo.TableSpec(
             name=qualified,
@@ -503,3 +504,25 @@ def _nameable(e: A.Expr) -> bool:
         f = e.func
         return isinstance(f, A.Member) and f.name == "isValid" and not e.args and _nameable(f)
     return False
+
+
+def _check_entry_priorities(d: A.TableDecl, has_prio: bool) -> None:
+    """p4c's rules for `priority=` in a table's entries: none under `const entries`, none
+    where no key is ternary, range or optional, and when one entry gives a priority the
+    first gives one too (the others count on from it)."""
+    given = [e for e in d.entries or () if e.priority is not None]
+    if not given:
+        return
+    if d.entries_const:
+        raise P4TypeError.at(given[0].pos, f"table {d.name}: const entries take no priorities")
+    if not has_prio:
+        raise P4TypeError.at(
+            given[0].pos,
+            f"table {d.name}: no key is ternary, range or optional, so entries take no"
+            " priorities",
+        )
+    first = (d.entries or ())[0]
+    if first.priority is None:
+        raise P4TypeError.at(
+            first.pos, f"table {d.name}: entries give priorities, so the first must give one"
+        )

@@ -241,6 +241,34 @@ TABLE = (
             "b: an action marked @defaultonly used in an entry",
         ),
         (
+            "action a() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: ternary;",
+                actions="a;",
+                extra="const entries = { priority=5: 1 : a(); }",
+            ),
+            "priority=5",
+            "table t: const entries take no priorities",
+        ),
+        (
+            "action a() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: lpm;", actions="a;", extra="entries = { priority=5: 1 : a(); }"
+            ),
+            "priority=5",
+            "table t: no key is ternary, range or optional, so entries take no priorities",
+        ),
+        (
+            "action a() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: ternary;",
+                actions="a;",
+                extra="entries = {\n 1 : a();\n priority=5: 2 : a(); }",
+            ),
+            " 1 : a();",
+            "table t: entries give priorities, so the first must give one",
+        ),
+        (
             "action a(in int v) { hdr.h.b = hdr.h.b + v; }\n    apply { a(1); }",
             "in int v",
             "v: an int parameter has no direction",
@@ -258,7 +286,8 @@ TABLE = (
 )
 def test_tables_and_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
     """Programs of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
-    compiled (key-name, issue1580, issue2354, issue2525; @tableonly as default action)."""
+    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 and 2;
+    @tableonly as default action, priorities in const entries)."""
     src = program(decls=HDR, ingress=ingress)
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and says in msg
