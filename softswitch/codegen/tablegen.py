@@ -455,6 +455,11 @@ class Tables:
 
         if isinstance(item, A.DefaultKeyset | A.DontCare):
             return M.Wildcard()
+        if (isinstance(item, A.MaskKeyset) and k.match_kind not in ("ternary", "lpm")) or (
+            isinstance(item, A.RangeKeyset) and k.match_kind != "range"
+        ):
+            form = "mask (&&&)" if isinstance(item, A.MaskKeyset) else "range (..)"
+            raise P4TypeError.at(item.pos, f"{k.name}: a {k.match_kind} key takes no {form}")
         if isinstance(item, A.MaskKeyset):
             value, m = val(item.value), val(item.mask)
             if k.match_kind == "lpm":
@@ -518,8 +523,7 @@ def _check_entry_priorities(d: A.TableDecl, has_prio: bool) -> None:
     if not has_prio:
         raise P4TypeError.at(
             given[0].pos,
-            f"table {d.name}: no key is ternary, range or optional, so entries take no"
-            " priorities",
+            f"table {d.name}: no key is ternary, range or optional, so entries take no priorities",
         )
     first = (d.entries or ())[0]
     if first.priority is None:

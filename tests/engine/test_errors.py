@@ -269,6 +269,24 @@ TABLE = (
             "table t: entries give priorities, so the first must give one",
         ),
         (
+            "action a() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: optional;",
+                actions="a;",
+                extra="const entries = { 0xaa &&& 0xf0 : a(); }",
+            ),
+            "0xaa &&& 0xf0",
+            "hdr.h.a: a optional key takes no mask (&&&)",
+        ),
+        (
+            "action a() { }\n    "
+            + TABLE.format(
+                key="hdr.h.a: ternary;", actions="a;", extra="const entries = { 1 .. 5 : a(); }"
+            ),
+            "1 .. 5",
+            "hdr.h.a: a ternary key takes no range (..)",
+        ),
+        (
             "action a(in int v) { hdr.h.b = hdr.h.b + v; }\n    apply { a(1); }",
             "in int v",
             "v: an int parameter has no direction",
@@ -286,7 +304,8 @@ TABLE = (
 )
 def test_tables_and_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
     """Programs of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
-    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 and 2;
+    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 and 2,
+    table-entries-optional-2;
     @tableonly as default action, priorities in const entries)."""
     src = program(decls=HDR, ingress=ingress)
     msg = error_of(src)
