@@ -447,6 +447,8 @@ class Blocks:
         states = {s.name: StateSym(self.st.unique("s_" + s.name)) for s in d.states}
         if "start" not in states:
             raise P4TypeError.at(d.pos, f"parser {d.name} has no start state")
+        if not _reaches_an_end(d):
+            raise P4TypeError.at(d.pos, f"parser {d.name} never reaches accept or reject")
         for name, sym in states.items():
             self.st.scope.define(name, sym)
         for s in d.states:
@@ -547,3 +549,27 @@ class Blocks:
             if c != "True":
                 conds.append(c)
         return " and ".join(conds) if conds else "True"
+
+
+def _reaches_an_end(d: A.ParserDecl) -> bool:
+    """Whether some path of transitions from `start` ends in accept or reject (a select
+    can always end in reject: no case matched), as p4c requires."""
+    nexts: dict[str, set[str]] = {}
+    for st in d.states:
+        tr = st.transition
+        if tr is None:
+            nexts[st.name] = {"reject"}
+        elif isinstance(tr, str):
+            nexts[st.name] = {tr}
+        else:
+            nexts[st.name] = {c.state for c in tr.cases} | {"reject"}
+    seen, todo = set(), ["start"]
+    while todo:
+        name = todo.pop()
+        if name in ("accept", "reject"):
+            return True
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(nexts.get(name, {"reject"}))  # another parser's state: it may end
+    return False

@@ -321,3 +321,19 @@ def test_an_action_called_in_a_parser_is_refused() -> None:
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, 'set_a(hdr.h.a)')}:")
     assert "set_a: actions cannot be called in a parser" in msg
+
+
+def test_a_parser_that_never_reaches_accept_or_reject_is_refused() -> None:
+    """p4c's issue2373: states that only go round in a circle. A circle with a select in
+    it can end (in reject when no case matches) and compiles."""
+    looping = (
+        "state start { transition s1; } state s1 { transition s2; } state s2 { transition s1; }"
+    )
+    src = program(decls=HDR, parser=looping)
+    msg = error_of(src)
+    assert "never reaches accept or reject" in msg and msg.startswith("bad.p4:")
+    ending = looping.replace(
+        "state s2 { transition s1; }",
+        "state s2 { pkt.extract(hdr.h); transition select(hdr.h.a) { 1: s1; } }",
+    )
+    switch(program(decls=HDR, parser=ending))
