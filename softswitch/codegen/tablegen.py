@@ -92,12 +92,16 @@ class Tables:
         if isinstance(item, A.RangeKeyset):
             lo = self.exprs.convert(self.exprs.expr(item.lo, key.type), key.type, pos)
             hi = self.exprs.convert(self.exprs.expr(item.hi, key.type), key.type, pos)
+            if not (lo.is_const and hi.is_const):
+                raise P4TypeError.at(pos, "keyset ranges must be constants")
             return f"{lo.code} <= {key.code} <= {hi.code}"
         if isinstance(item, A.NameRef):
             sym = self.st.scope.lookup(item.name)
             if isinstance(sym, ValueSetSym):
                 return f"{sym.py}.match(({key.code},))"
         v = self.exprs.convert(self.exprs.expr(item, key.type), key.type, pos)
+        if not v.is_const:
+            raise P4TypeError.at(pos, f"{expr_text(item)}: a keyset value must be a constant")
         return f"{key.code} == {v.code}"
 
     def gen_value_set(self, d: A.ValueSetDecl) -> None:

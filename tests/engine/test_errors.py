@@ -337,3 +337,21 @@ def test_a_parser_that_never_reaches_accept_or_reject_is_refused() -> None:
         "state s2 { pkt.extract(hdr.h); transition select(hdr.h.a) { 1: s1; } }",
     )
     switch(program(decls=HDR, parser=ending))
+
+
+@pytest.mark.parametrize(
+    "case, says",
+    [
+        ("hdr.h.a: accept;", "hdr.h.a: a keyset value must be a constant"),
+        ("1 .. hdr.h.a: accept;", "keyset ranges must be constants"),
+    ],
+)
+def test_select_keysets_must_be_constants(case: str, says: str) -> None:
+    """p4c's issue122 and issue-2123_e: a keyset read at run time is refused."""
+    parser = (
+        "state start { pkt.extract(hdr.h);"
+        f" transition select(hdr.h.a + 1) {{ {case} default: accept; }} }}"
+    )
+    src = program(decls=HDR, parser=parser)
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, case)}:") and says in msg
