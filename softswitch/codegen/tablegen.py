@@ -11,7 +11,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError
 from .calls import copies_back, is_scalar
-from .effects import plain_path
+from .effects import ast_nodes, plain_path
 from .exprs import V, as_bits
 from .printer import expr_text
 from .structured import annots_ir
@@ -328,6 +328,11 @@ class Tables:
         dir_params = [p for p in asym.decl.params if p.direction]
         if len(ar.args) > len(dir_params):
             raise P4TypeError.at(ar.pos, "too many bound arguments")
+        for node in ast_nodes(ar.args):
+            f = node.func if isinstance(node, A.Call) else None
+            if isinstance(f, A.Member) and f.name == "apply" and isinstance(f.base, A.NameRef):
+                if isinstance(self.st.scope.lookup(f.base.name), TableSym):
+                    raise P4TypeError.at(node.pos, "a table is applied in an action argument")
         self.st.out.line(f"def {py}(*cp):")
         with self.st.out.indent():
             self.blocks.emit_nonlocal()

@@ -355,3 +355,18 @@ def test_select_keysets_must_be_constants(case: str, says: str) -> None:
     src = program(decls=HDR, parser=parser)
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, case)}:") and says in msg
+
+
+def test_a_table_applied_in_an_action_argument_is_refused() -> None:
+    """p4c's issue2835: `actions = { a(t2.apply().hit ? ...); }`."""
+    src = program(
+        decls=HDR,
+        ingress="""action b() { }
+    action a(in bit<8> x) { hdr.h.a = x; }
+    table t2 { key = { hdr.h.b: exact; } actions = { b; } }
+    table t { key = { hdr.h.a: exact; } actions = { a(t2.apply().hit ? 8w1 : 8w2); } }
+    apply { t.apply(); }""",
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 't2.apply().hit')}:")
+    assert "a table is applied in an action argument" in msg
