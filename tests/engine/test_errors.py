@@ -213,26 +213,30 @@ TABLE = (
 )
 
 
+def _table(key: str, actions: str, extra: str) -> str:
+    """An ingress with actions a() and b() and table t (`extra`: more table properties)."""
+    return "action a() { }\n    action b() { }\n    " + TABLE.format(
+        key=key, actions=actions, extra=extra
+    )
+
+
 @pytest.mark.parametrize(
     "ingress, needle, says",
     [
         (
-            "action a() { }\n    "
-            + TABLE.format(key="hdr.h.a + hdr.h.a: exact;", actions="a;", extra=""),
+            _table(key="hdr.h.a + hdr.h.a: exact;", actions="a;", extra=""),
             "hdr.h.a + hdr.h.a",
             "a complex key expression needs a @name",
         ),
         (
-            "action a() { }\n    action b() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: exact;", actions="@tableonly a; b;", extra="default_action = a();"
             ),
             "default_action",
             "a: an action marked @tableonly used as the default action",
         ),
         (
-            "action a() { }\n    action b() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: exact;",
                 actions="a; @defaultonly b;",
                 extra="const entries = { 1 : b(); } default_action = a();",
@@ -241,8 +245,7 @@ TABLE = (
             "b: an action marked @defaultonly used in an entry",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: ternary;",
                 actions="a;",
                 extra="const entries = { priority=5: 1 : a(); }",
@@ -251,16 +254,12 @@ TABLE = (
             "table t: const entries take no priorities",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(
-                key="hdr.h.a: lpm;", actions="a;", extra="entries = { priority=5: 1 : a(); }"
-            ),
+            _table(key="hdr.h.a: lpm;", actions="a;", extra="entries = { priority=5: 1 : a(); }"),
             "priority=5",
             "table t: no key is ternary, range or optional, so entries take no priorities",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: ternary;",
                 actions="a;",
                 extra="entries = {\n 1 : a();\n priority=5: 2 : a(); }",
@@ -269,8 +268,7 @@ TABLE = (
             "table t: entries give priorities, so the first must give one",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: optional;",
                 actions="a;",
                 extra="const entries = { 0xaa &&& 0xf0 : a(); }",
@@ -279,8 +277,7 @@ TABLE = (
             "hdr.h.a: a optional key takes no mask (&&&)",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(
+            _table(
                 key="hdr.h.a: ternary;", actions="a;", extra="const entries = { 1 .. 5 : a(); }"
             ),
             "1 .. 5",
@@ -292,8 +289,7 @@ TABLE = (
             "v: an int parameter has no direction",
         ),
         (
-            "action a() { }\n    "
-            + TABLE.format(key="hdr.h.a: exact;", actions="a;", extra="").replace(
+            _table(key="hdr.h.a: exact;", actions="a;", extra="").replace(
                 "apply { t.apply(); }",
                 "apply { switch (t.apply().action_run) { a: { } default: { } default: { } } }",
             ),
