@@ -262,6 +262,7 @@ class Tables:
         entries = None
         if d.entries is not None:
             _check_entry_priorities(d, has_prio)
+            self._check_priority_steps(d)
             entries = tuple(self.const_entry(e, d, keys, has_prio) for e in d.entries)
         spec = pinfo.TableSpec(
             name=qualified,
@@ -376,6 +377,29 @@ class Tables:
             sym = self.blocks.gen_instance(inst, name.lstrip("."), in_place=True)
             return sym.qualified
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
+
+    def _check_priority_steps(self, d: A.TableDecl) -> None:
+        """With `largest_priority_wins` (the default), an entry without a priority takes
+        the one before less `priority_delta` (default 1); p4c refuses entries whose
+        priority leaves no room for that step below it ("Overflow in priority
+        computation"), the last one included."""
+        entries = d.entries or ()
+        if not any(e.priority is not None for e in entries):
+            return
+        wins = d.prop("largest_priority_wins")
+        if wins is not None and not self.exprs.expr(wins.value).const:
+            return  # smallest wins: priorities count up, with no bound that matters here
+        step = d.prop("priority_delta")
+        delta = self.exprs.const_int(step.value) if step is not None else 1
+        prio = 0
+        for e in entries:
+            prio = self.exprs.const_int(e.priority) if e.priority is not None else prio - delta
+            if prio < delta:
+                raise P4TypeError.at(
+                    e.pos,
+                    f"table {d.name}: priority {prio} leaves no room for the next step of"
+                    f" {delta} (overflow in priority computation)",
+                )
 
     def action_call_value(
         self, e: A.Expr | A.ActionRef, d: A.TableDecl, pos: Any, refused: str

@@ -284,6 +284,15 @@ def _table(key: str, actions: str, extra: str) -> str:
             "hdr.h.a: a ternary key takes no range (..)",
         ),
         (
+            _table(
+                key="hdr.h.a: ternary;",
+                actions="a;",
+                extra="priority_delta = 10; entries = { priority=12: 1 : a(); 2 : a(); }",
+            ),
+            "priority_delta",
+            "table t: priority 2 leaves no room for the next step of 10",
+        ),
+        (
             "action a(in int v) { hdr.h.b = hdr.h.b + v; }\n    apply { a(1); }",
             "in int v",
             "v: an int parameter has no direction",
@@ -300,7 +309,7 @@ def _table(key: str, actions: str, extra: str) -> str:
 )
 def test_tables_and_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
     """Programs of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
-    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 and 2,
+    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 to 3,
     table-entries-optional-2;
     @tableonly as default action, priorities in const entries)."""
     src = program(decls=HDR, ingress=ingress)
@@ -366,3 +375,17 @@ def test_a_table_applied_in_an_action_argument_is_refused() -> None:
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, 't2.apply().hit')}:")
     assert "a table is applied in an action argument" in msg
+
+
+def test_priority_steps_with_room_compile() -> None:
+    """p4c-bm2-ss compiles entries whose priorities leave room for each step (20, 10)."""
+    switch(
+        program(
+            decls=HDR,
+            ingress=_table(
+                key="hdr.h.a: ternary;",
+                actions="a;",
+                extra="priority_delta = 10; entries = { priority=20: 1 : a(); 2 : a(); }",
+            ),
+        )
+    )
