@@ -9,7 +9,7 @@ from .. import program_info as pinfo
 from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import P4TypeError
+from ..frontend.errors import P4TypeError, P4Unsupported
 from .calls import copies_back, is_scalar
 from .effects import ast_nodes, plain_path
 from .exprs import V, as_bits
@@ -118,6 +118,12 @@ class Tables:
 
     def value_set_fields(self, t: T.P4Type, pos: Any) -> tuple[pinfo.HeaderFieldSpec, ...]:
         t0 = T.strip_newtype(t)
+        if not _value_set_element(t0):
+            raise P4Unsupported.at(
+                pos,
+                f"value_set<{t}>: a value set holds bit<W>, a serializable enum or a struct of"
+                " them (as p4c-bm2-ss takes it)",
+            )
         if isinstance(t0, T.StructLikeType):
             fa = self.st.field_annotations.get(t0.name, {})
             return tuple(
@@ -563,3 +569,13 @@ def _check_entry_priorities(d: A.TableDecl, has_prio: bool) -> None:
         raise P4TypeError.at(
             first.pos, f"table {d.name}: entries give priorities, so the first must give one"
         )
+
+
+def _value_set_element(t: T.P4Type) -> bool:
+    """Whether a value set may hold values of type `t` (stripped of newtypes): bits, a
+    serializable enum, or a struct of them (nested structs too, as p4c-bm2-ss takes)."""
+    if isinstance(t, T.StructLikeType):
+        return t.kind == "struct" and all(
+            _value_set_element(T.strip_newtype(ft)) for ft in t.fields.values()
+        )
+    return isinstance(t, T.BitType) or (isinstance(t, T.EnumType) and t.underlying is not None)

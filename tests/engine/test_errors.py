@@ -389,3 +389,17 @@ def test_priority_steps_with_room_compile() -> None:
             ),
         )
     )
+
+
+def test_a_value_set_of_tuples_is_refused_not_a_crash() -> None:
+    """p4c's pvs.p4 (a value_set<tuple<...>>) raised TypeError in the compiler; p4c-bm2-ss
+    refuses the type: bits, serializable enums and structs of them only."""
+    src = program(
+        decls=HDR,
+        parser="value_set<tuple<bit<8>, bit<16>>>(4) vs;\n"
+        "    state start { pkt.extract(hdr.h);"
+        " transition select(hdr.h.a, hdr.h.b) { vs: accept; default: reject; } }",
+    )
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'value_set<')}:")
+    assert "a value set holds bit<W>, a serializable enum or a struct of them" in msg
