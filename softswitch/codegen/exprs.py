@@ -407,7 +407,8 @@ class Exprs:
 
     # ------------------------------------------------------------ operators
     def unary_expr(self, e: A.Unary, expected: T.P4Type | None) -> V:
-        v = self.expr(e.operand, expected)
+        # `~` takes no width from its context: p4c refuses `~1` wherever it stands
+        v = self.expr(e.operand, None if e.op == "~" else expected)
         t = T.strip_newtype(v.type)
         if e.op == "!":
             v = self.convert(v, T.BOOL, e.pos)
@@ -415,9 +416,11 @@ class Exprs:
         if e.op == "+":
             return v
         if isinstance(t, T.IntLiteralType):
+            if e.op == "~":
+                raise P4TypeError.at(e.pos, "~ needs a value of known width (8w1, not 1)")
             if not v.is_const:
                 raise P4TypeError.at(e.pos, "int values must be compile-time constants")
-            return const_v(-v.const if e.op == "-" else ~v.const, T.INT)
+            return const_v(-v.const, T.INT)
         if not isinstance(t, T.BitType):
             raise P4TypeError.at(e.pos, f"operator {e.op} does not apply to {v.type}")
         if v.is_const:

@@ -6,7 +6,7 @@ import pytest
 
 from softswitch.compiler import compile_text
 from softswitch.frontend.errors import P4Error
-from tests.p4util import program, switch
+from tests.p4util import one, program, switch
 
 HDR = "header h_t { bit<8> a; bit<16> b; }"
 
@@ -403,3 +403,14 @@ def test_a_value_set_of_tuples_is_refused_not_a_crash() -> None:
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, 'value_set<')}:")
     assert "a value set holds bit<W>, a serializable enum or a struct of them" in msg
+
+
+def test_complement_of_a_width_less_int_is_refused() -> None:
+    """p4c refuses `~1` wherever it stands, also where the context has a width
+    (`hdr.h.a = ~1;`): the width must be written (`~8w1`)."""
+    src = program(decls=HDR, ingress="apply { hdr.h.a = ~1; }")
+    msg = error_of(src)
+    assert (
+        msg.startswith(f"bad.p4:{line_of(src, '~1')}:") and "~ needs a value of known width" in msg
+    )
+    assert one(program(decls=HDR, ingress="apply { hdr.h.a = ~8w1; }"), bytes(3))[0] == 0xFE
