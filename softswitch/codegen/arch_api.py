@@ -74,7 +74,7 @@ class ArchContext:
     def annotations(self, annots: A.Annots) -> pinfo.Annotations:
         """`annots` as the control-plane description keeps them (see `annots_ir`),
         structured ones evaluated in the current scope."""
-        return annots_ir(annots, self._st.scope.lookup)
+        return annots_ir(annots, self._exprs)
 
     def expr(self, e: A.Expr | None, expected: T.P4Type | None = None) -> V:
         """Generate an expression (None, an argument left out, is refused)."""

@@ -76,7 +76,7 @@ class ProgramGen:
                 if name in unused:
                     src.lines[i] = ln[: len(ln) - len(ln.lstrip())] + f"{name} = None"
         fa = {
-            s: {f: annots_ir(an, self.st.scope.lookup) for f, an in fields.items()}
+            s: {f: annots_ir(an, self.exprs) for f, an in fields.items()}
             for s, fields in self.st.field_annotations.items()
         }
         return CompiledProgram(
@@ -182,9 +182,7 @@ class ProgramGen:
             if isinstance(t, T.BlockType) and t.kind == "package":
                 if d.name == "main" or self.st.package_decl is None:
                     self.st.package_decl = d
-                    self.st.info.package_annotations = annots_ir(
-                        d.annotations, self.st.scope.lookup
-                    )
+                    self.st.info.package_annotations = annots_ir(d.annotations, self.exprs)
             elif isinstance(t, T.ExternType):
                 # a top-level instance's @name("x") names it, as in a control
                 self.blocks.gen_instance(d, self.blocks.qualify(d.name, d.annotations))

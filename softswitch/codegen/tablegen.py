@@ -111,7 +111,7 @@ class Tables:
         py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
         self.st.info.value_sets[qualified] = pinfo.ValueSetSpec(
-            qualified, size, fields, annots_ir(d.annotations, self.st.scope.lookup)
+            qualified, size, fields, annots_ir(d.annotations, self.exprs)
         )
         self.st.out.line(f"{py} = rt.value_set({qualified!r})")
         self.st.scope.define(d.name, ValueSetSym(py, t, qualified))
@@ -127,9 +127,7 @@ class Tables:
         if isinstance(t0, T.StructLikeType):
             fa = self.st.field_annotations.get(t0.name, {})
             return tuple(
-                pinfo.HeaderFieldSpec(
-                    n, T.width_of(ft), annots_ir(fa.get(n, ()), self.st.scope.lookup), ft
-                )
+                pinfo.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ()), self.exprs), ft)
                 for n, ft in t0.fields.items()
             )
         return (pinfo.HeaderFieldSpec("", T.width_of(t0), (), t0),)
@@ -149,7 +147,7 @@ class Tables:
                 pinfo.ParamSpec(
                     p.name,
                     T.width_of(t),
-                    annots_ir(p.annotations, self.st.scope.lookup),
+                    annots_ir(p.annotations, self.exprs),
                     self.named_type(p),
                     t,
                 )
@@ -161,7 +159,7 @@ class Tables:
                 pinfo.ActionSpec(
                     qualified,
                     tuple(params),
-                    annots_ir(d.annotations, self.st.scope.lookup),
+                    annots_ir(d.annotations, self.exprs),
                     idn.int_value() if idn else None,
                     self.st.inst.qualified if self.st.inst is not None else "",
                 ),
@@ -210,7 +208,7 @@ class Tables:
                 kname,
                 k.match_kind,
                 width,
-                annots_ir(k.annotations, self.st.scope.lookup),
+                annots_ir(k.annotations, self.exprs),
                 self.key_type_name(k.expr),
                 v.type,
                 len(keys) + len(sel_keys),
@@ -234,9 +232,7 @@ class Tables:
             elif A.find_annotation(ar.annotations, "tableonly"):
                 scope = "TABLE_ONLY"
             action_refs.append(
-                pinfo.ActionRefSpec(
-                    asym.qualified, scope, annots_ir(ar.annotations, self.st.scope.lookup)
-                )
+                pinfo.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations, self.exprs))
             )
             if ar.args:
                 fns.append(self.bound_action(asym, ar))
@@ -285,7 +281,7 @@ class Tables:
             direct_meter=dmeter,
             selector_keys=tuple(sel_keys),
             support_timeout=bool(timeout and self.exprs.expr(timeout.value).const),
-            annotations=annots_ir(d.annotations, self.st.scope.lookup),
+            annotations=annots_ir(d.annotations, self.exprs),
             hidden=A.find_annotation(d.annotations, "hidden") is not None,
             has_priority=has_prio,
         )

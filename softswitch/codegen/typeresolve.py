@@ -473,7 +473,7 @@ class Types:
     def declare_typedef(self, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
-            annots = annots_ir(d.annotations, self.st.scope.lookup)
+            annots = annots_ir(d.annotations, self.exprs)
             self.st.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
             self.st.scope.define(d.name, TypeSym(base))

@@ -106,10 +106,11 @@ def test_structured_annotations_reach_p4info_evaluated() -> None:
     [
         ("@A[8w1]", "@A: 8w1: illegal type for structured annotation"),
         ("@A[W]", "@A: 8w1: illegal type for structured annotation"),  # W is a bit<8>
-        ("@A[NOPE]", "@A: NOPE: structured annotation must be compile-time constant values"),
+        ("@A[NOPE]", "@A: NOPE: no such declaration"),
+        ("@A[sm.ingress_port]", "@A: structured annotation must be compile-time constant values"),
         ("@A[k=1, 2]", "@A: either expressions or key=value pairs, not both"),
         ("@A[k=1, k=2]", "@A: duplicate key k"),
-        ('@A[1 + "x"]', "@A: + applies to ints"),
+        ('@A[1 + "x"]', "@A: cannot convert int to string"),
         ("@A[~1]", "@A: ~ needs a value of known width"),
     ],
 )
