@@ -220,85 +220,53 @@ def _table(key: str, actions: str, extra: str) -> str:
     )
 
 
+# (key, actions, more table properties, text on the refused line, what the error says)
+TABLE_CASES = [
+    ("hdr.h.a + hdr.h.a: exact;", "a;", "", "hdr.h.a + hdr.h.a",
+     "a complex key expression needs a @name"),
+    ("hdr.h.a: exact;", "@tableonly a; b;", "default_action = a();", "default_action",
+     "a: an action marked @tableonly used as the default action"),
+    ("hdr.h.a: exact;", "a; @defaultonly b;",
+     "const entries = { 1 : b(); } default_action = a();", "const entries",
+     "b: an action marked @defaultonly used in an entry"),
+    ("hdr.h.a: ternary;", "a;", "const entries = { priority=5: 1 : a(); }", "priority=5",
+     "table t: const entries take no priorities"),
+    ("hdr.h.a: lpm;", "a;", "entries = { priority=5: 1 : a(); }", "priority=5",
+     "table t: no key is ternary, range or optional, so entries take no priorities"),
+    ("hdr.h.a: ternary;", "a;", "entries = {\n 1 : a();\n priority=5: 2 : a(); }",
+     " 1 : a();", "table t: entries give priorities, so the first must give one"),
+    ("hdr.h.a: optional;", "a;", "const entries = { 0xaa &&& 0xf0 : a(); }",
+     "0xaa &&& 0xf0", "hdr.h.a: a optional key takes no mask (&&&)"),
+    ("hdr.h.a: ternary;", "a;", "const entries = { 1 .. 5 : a(); }", "1 .. 5",
+     "hdr.h.a: a ternary key takes no range (..)"),
+    ("hdr.h.a: ternary;", "a;",
+     "priority_delta = 10; entries = { priority=12: 1 : a(); 2 : a(); }", "priority_delta",
+     "table t: priority 2 leaves no room for the next step of 10"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("key, actions, extra, needle, says", TABLE_CASES)
+def test_tables_p4c_refuses_are_refused(
+    key: str, actions: str, extra: str, needle: str, says: str
+) -> None:
+    """Tables of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
+    compiled (key-name, issue1580, init-entries-error1 to 3, table-entries-optional-2;
+    @tableonly as default action, priorities in const entries)."""
+    src = program(decls=HDR, ingress=_table(key, actions, extra))
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and says in msg
+
+
 @pytest.mark.parametrize(
     "ingress, needle, says",
     [
-        (
-            _table(key="hdr.h.a + hdr.h.a: exact;", actions="a;", extra=""),
-            "hdr.h.a + hdr.h.a",
-            "a complex key expression needs a @name",
-        ),
-        (
-            _table(
-                key="hdr.h.a: exact;", actions="@tableonly a; b;", extra="default_action = a();"
-            ),
-            "default_action",
-            "a: an action marked @tableonly used as the default action",
-        ),
-        (
-            _table(
-                key="hdr.h.a: exact;",
-                actions="a; @defaultonly b;",
-                extra="const entries = { 1 : b(); } default_action = a();",
-            ),
-            "const entries",
-            "b: an action marked @defaultonly used in an entry",
-        ),
-        (
-            _table(
-                key="hdr.h.a: ternary;",
-                actions="a;",
-                extra="const entries = { priority=5: 1 : a(); }",
-            ),
-            "priority=5",
-            "table t: const entries take no priorities",
-        ),
-        (
-            _table(key="hdr.h.a: lpm;", actions="a;", extra="entries = { priority=5: 1 : a(); }"),
-            "priority=5",
-            "table t: no key is ternary, range or optional, so entries take no priorities",
-        ),
-        (
-            _table(
-                key="hdr.h.a: ternary;",
-                actions="a;",
-                extra="entries = {\n 1 : a();\n priority=5: 2 : a(); }",
-            ),
-            " 1 : a();",
-            "table t: entries give priorities, so the first must give one",
-        ),
-        (
-            _table(
-                key="hdr.h.a: optional;",
-                actions="a;",
-                extra="const entries = { 0xaa &&& 0xf0 : a(); }",
-            ),
-            "0xaa &&& 0xf0",
-            "hdr.h.a: a optional key takes no mask (&&&)",
-        ),
-        (
-            _table(
-                key="hdr.h.a: ternary;", actions="a;", extra="const entries = { 1 .. 5 : a(); }"
-            ),
-            "1 .. 5",
-            "hdr.h.a: a ternary key takes no range (..)",
-        ),
-        (
-            _table(
-                key="hdr.h.a: ternary;",
-                actions="a;",
-                extra="priority_delta = 10; entries = { priority=12: 1 : a(); 2 : a(); }",
-            ),
-            "priority_delta",
-            "table t: priority 2 leaves no room for the next step of 10",
-        ),
         (
             "action a(in int v) { hdr.h.b = hdr.h.b + v; }\n    apply { a(1); }",
             "in int v",
             "v: an int parameter has no direction",
         ),
         (
-            _table(key="hdr.h.a: exact;", actions="a;", extra="").replace(
+            _table("hdr.h.a: exact;", "a;", "").replace(
                 "apply { t.apply(); }",
                 "apply { switch (t.apply().action_run) { a: { } default: { } default: { } } }",
             ),
@@ -307,11 +275,9 @@ def _table(key: str, actions: str, extra: str) -> str:
         ),
     ],
 )
-def test_tables_and_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
-    """Programs of p4c's p4_16_errors that p4c-bm2-ss 1.2.4.8 refuses and softswitch
-    compiled (key-name, issue1580, issue2354, issue2525, init-entries-error1 to 3,
-    table-entries-optional-2;
-    @tableonly as default action, priorities in const entries)."""
+def test_actions_p4c_refuses_are_refused(ingress: str, needle: str, says: str) -> None:
+    """p4c's issue2354 (an int parameter with a direction) and issue2525 (two default
+    labels in a switch)."""
     src = program(decls=HDR, ingress=ingress)
     msg = error_of(src)
     assert msg.startswith(f"bad.p4:{line_of(src, needle)}:") and says in msg
