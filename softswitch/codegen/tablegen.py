@@ -263,8 +263,7 @@ class Tables:
         has_prio = any(k.match_kind in ("ternary", "range", "optional") for k in keys)
         entries = None
         if d.entries is not None:
-            _check_entry_priorities(d, has_prio)
-            self._check_priority_steps(d)
+            self._check_priorities(d, has_prio)
             entries = tuple(self.const_entry(e, d, keys, has_prio) for e in d.entries)
         spec = pinfo.TableSpec(
             name=qualified,
@@ -380,14 +379,30 @@ class Tables:
             return sym.qualified
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
 
-    def _check_priority_steps(self, d: A.TableDecl) -> None:
-        """With `largest_priority_wins` (the default), an entry without a priority takes
-        the one before less `priority_delta` (default 1); p4c refuses entries whose
-        priority leaves no room for that step below it ("Overflow in priority
-        computation"), the last one included."""
+    def _check_priorities(self, d: A.TableDecl, has_prio: bool) -> None:
+        """p4c's rules for `priority=` in a table's entries: none under `const entries`,
+        none where no key is ternary, range or optional; when one entry gives a priority
+        the first gives one too, and with `largest_priority_wins` (the default) an entry
+        without one takes the one before less `priority_delta` (default 1), which must
+        leave room for that step below every entry, the last included ("Overflow in
+        priority computation")."""
         entries = d.entries or ()
-        if not any(e.priority is not None for e in entries):
+        given = [e for e in entries if e.priority is not None]
+        if not given:
             return
+        if d.entries_const:
+            raise P4TypeError.at(given[0].pos, f"table {d.name}: const entries take no priorities")
+        if not has_prio:
+            raise P4TypeError.at(
+                given[0].pos,
+                f"table {d.name}: no key is ternary, range or optional, so entries take no"
+                " priorities",
+            )
+        if entries[0].priority is None:
+            raise P4TypeError.at(
+                entries[0].pos,
+                f"table {d.name}: entries give priorities, so the first must give one",
+            )
         wins = d.prop("largest_priority_wins")
         if wins is not None and not self.exprs.expr(wins.value).const:
             return  # smallest wins: priorities count up, with no bound that matters here
@@ -544,27 +559,6 @@ def _nameable(e: A.Expr) -> bool:
         f = e.func
         return isinstance(f, A.Member) and f.name == "isValid" and not e.args and _nameable(f)
     return False
-
-
-def _check_entry_priorities(d: A.TableDecl, has_prio: bool) -> None:
-    """p4c's rules for `priority=` in a table's entries: none under `const entries`, none
-    where no key is ternary, range or optional, and when one entry gives a priority the
-    first gives one too (the others count on from it)."""
-    given = [e for e in d.entries or () if e.priority is not None]
-    if not given:
-        return
-    if d.entries_const:
-        raise P4TypeError.at(given[0].pos, f"table {d.name}: const entries take no priorities")
-    if not has_prio:
-        raise P4TypeError.at(
-            given[0].pos,
-            f"table {d.name}: no key is ternary, range or optional, so entries take no priorities",
-        )
-    first = (d.entries or ())[0]
-    if first.priority is None:
-        raise P4TypeError.at(
-            first.pos, f"table {d.name}: entries give priorities, so the first must give one"
-        )
 
 
 def _value_set_element(t: T.P4Type) -> bool:
