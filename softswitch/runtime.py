@@ -95,8 +95,8 @@ class SwitchRuntime:
         # ports that buffer output (pcap files, transmit rings): called after every batch;
         # a flush may return how many frames the port refused
         self._flushes: list[Callable[[], int | None]] = []
-        # a live batch's frames for the CPU port or unattached ports (see _send_now)
-        self._kept: list[Output] = []
+        # frames sent to the CPU port, for its listeners once the lock is released
+        self._cpu_out: list[bytes] = []
 
     # ------------------------------------------------------------ pipeline
     def load(self, compiled: CompiledProgram) -> Switch:
@@ -244,7 +244,7 @@ class SwitchRuntime:
             # live: each frame goes to its port's sender the moment the switch sends it
             # (driven runs keep every Output for `step`)
             if not self._driven:
-                sw.set_output(self._send_now)
+                sw.set_output(self._to_port)
             try:
                 outs = sw.receive_batch(batch, self._failed)
             finally:
@@ -253,29 +253,11 @@ class SwitchRuntime:
                 if not self._driven:
                     sw.set_output(None)
             stats.rx += count
-            if self._kept:
-                outs[:0] = self._kept
-                self._kept = []
             cpu, digests = self._deliver(sw, outs)
             if self._running and sw.tm.configured and sw.tm.next_time() is not None:
                 self._wake.notify()
         if cpu or digests:
             self._notify(cpu, digests)
-
-    def _send_now(self, port: int, data: bytes) -> None:
-        """The switch's output during a live batch (lock held): to the port's sender at
-        once; a frame for the CPU port or a port with nothing attached is kept for
-        `_deliver`, which hands it to the listeners or counts it."""
-        send = self._senders.get(port)
-        if send is None or port == self.cpu_port:
-            self._kept.append(Output(0, port, data))
-            return
-        try:
-            send(data)
-            self.stats.tx += 1
-        except OSError as e:
-            self.stats.tx_errors += 1
-            log.debug("port %d: send failed: %s", port, e)
 
     def _failed(self, port: int, data: bytes, e: Exception) -> None:
         """A frame whose processing raised: counted and logged, the batch goes on."""
@@ -305,32 +287,13 @@ class SwitchRuntime:
         return result
 
     def _deliver(self, sw: Switch, outs: list[Output]) -> tuple[list[bytes], list[Digest]]:
-        """Hand outputs to their ports (lock held); return CPU frames and digests for the
-        listeners, to be called once the lock is released."""
-        cpu: list[bytes] = []
+        """Hand outputs to their ports and flush the ports (lock held); return CPU frames
+        and digests for the listeners, to be called once the lock is released."""
         stats = self.stats
-        senders = self._senders
-        cpu_port = self.cpu_port
         if self._driven:
             self._pending.extend(outs)
-        sent = 0
         for o in outs:
-            send = senders.get(o.port)
-            if send is None or o.port == cpu_port:
-                if o.port == cpu_port:
-                    cpu.append(o.data)
-                    if send is None:
-                        sent += 1
-                        continue
-                else:
-                    stats.unattached += 1
-                    continue
-            try:
-                send(o.data)
-                sent += 1
-            except OSError as e:
-                stats.tx_errors += 1
-                log.debug("port %d: send failed: %s", o.port, e)
+            self._to_port(o.port, o.data)
         for flush in self._flushes:
             try:
                 refused = flush()
@@ -338,14 +301,34 @@ class SwitchRuntime:
                 log.warning("writing a port's output failed: %s", e)
                 continue
             if refused:
-                sent -= refused
+                stats.tx -= refused
                 stats.tx_errors += refused
                 log.debug("a port refused %d frames", refused)
-        stats.tx += sent
+        cpu, self._cpu_out = self._cpu_out, []
         digests = sw.digests
         if digests:
             sw.digests = []
         return cpu, digests
+
+    def _to_port(self, port: int, data: bytes) -> None:
+        """One frame the switch sent (lock held), counted: to its port's sender; a frame
+        for the CPU port is kept for its listeners too. In a live batch the switch calls
+        this the moment it sends the frame (`Switch.set_output`)."""
+        send = self._senders.get(port)
+        if port == self.cpu_port:
+            self._cpu_out.append(data)
+            if send is None:
+                self.stats.tx += 1
+                return
+        elif send is None:
+            self.stats.unattached += 1
+            return
+        try:
+            send(data)
+            self.stats.tx += 1
+        except OSError as e:
+            self.stats.tx_errors += 1
+            log.debug("port %d: send failed: %s", port, e)
 
     def _notify(self, cpu: list[bytes], digests: list[Digest]) -> None:
         for frame in cpu:
