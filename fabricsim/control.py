@@ -138,9 +138,9 @@ class FabricControl:
             if not (data.packet_count or data.byte_count):
                 continue  # most cells are zero: not decoded
             ce = decode_entity(self.schema, got)
-            assert isinstance(ce, CounterEntry) and ce.index is not None  # a counter's cells
-            if ce.data is not None and (ce.data.packets or ce.data.bytes):
-                out[ce.index] = (ce.data.packets, ce.data.bytes)
+            # a counter's cells, each with the data tested above
+            assert isinstance(ce, CounterEntry) and ce.index is not None and ce.data is not None
+            out[ce.index] = (ce.data.packets, ce.data.bytes)
         return out
 
     def _full(self, short: str) -> str:
