@@ -571,5 +571,6 @@ def _reaches_an_end(d: A.ParserDecl) -> bool:
         if name in seen:
             continue
         seen.add(name)
-        todo.extend(nexts.get(name, {"reject"}))  # another parser's state: it may end
+        # a name that is no state of this parser: its transition reports it, not this
+        todo.extend(nexts.get(name, {"reject"}))
     return False
