@@ -1,0 +1,129 @@
+"""HPCC (Li et al., SIGCOMM 2019): a window computed from the INT records of every hop.
+
+Each ACK echoes the INT-MD stack the data packet collected (fabric.p4 stamps, per hop,
+the queue occupancy, the bytes the egress port has sent and the egress timestamp). For
+each hop j the sender compares the record with the previous one it saw for that hop:
+
+    txRate_j = (txBytes_j - txBytes_j') / (ts_j - ts_j')
+    u_j      = min(qlen_j, qlen_j') / (B_j · T) + txRate_j / B_j
+
+and takes the most utilised hop (u, and tau its time between records). U is an EWMA:
+`U = (1 - tau/T)·U + tau/T·u`, tau at most T (the base RTT). The window is
+
+    W = Wc / (U/eta) + W_AI      if U >= eta or incStage >= maxStage
+    W = Wc + W_AI                otherwise
+
+where Wc (the reference window) is updated to W, and incStage counted, once per RTT
+(the first ACK for data sent after the last update); other ACKs compute W from the
+same Wc. The rate is W/T. Defaults as the paper: eta = 0.95, maxStage = 5, W_init = B·T,
+W_AI = W_init·(1-eta)/N with N = `expected_flows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .base import IntHop, PathInfo
+
+__all__ = ["Hpcc", "HpccParams"]
+
+
+@dataclass(slots=True, frozen=True)
+class HpccParams:
+    eta: float = 0.95
+    max_stage: int = 5
+    expected_flows: int = 16  # N in W_AI = W_init·(1-eta)/N
+    w_ai_bytes: float | None = None  # overrides the formula above
+
+
+class Hpcc:
+    name = "hpcc"
+    pull_driven = False
+    control_in_header_class = False
+    initial_credits = 0.0
+    notification_interval_ns: int | None = None
+
+    def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
+        self.p = p = params or HpccParams()
+        self.line = path.line_rate_bps
+        self.pkt = path.packet_bytes
+        self.T = path.base_rtt_ns
+        self.w_init = self.line * self.T / 8e9  # bytes
+        self.w_ai = (
+            p.w_ai_bytes
+            if p.w_ai_bytes is not None
+            else self.w_init * (1 - p.eta) / p.expected_flows
+        )
+        self.W = self.w_init
+        self.Wc = self.w_init
+        self.U = 1.0
+        self.inc_stage = 0
+        self.last: list[IntHop] = []
+        self.sent = 0
+        self.last_update_seq = 0  # packets sent when Wc was last updated
+        self.acks = 0
+
+    def window(self) -> float:
+        return max(1.0, self.W / self.pkt)
+
+    def rate_bps(self, now: int) -> float:
+        return min(self.line, self.W * 8e9 / self.T)
+
+    def on_send(self, now: int, nbytes: int) -> None:
+        self.sent += 1
+
+    def on_ack(
+        self, now: int, acked: int, ece: bool, rtt_ns: int | None, hops: Sequence[IntHop]
+    ) -> None:
+        self.acks += acked
+        if not hops:
+            return
+        if len(self.last) == len(hops):
+            u = self.measure(hops)
+            update = self.acks > self.last_update_seq
+            self.W = self.compute_window(u, update)
+            if update:
+                self.last_update_seq = self.sent
+        self.last = list(hops)
+
+    def measure(self, hops: Sequence[IntHop]) -> float:
+        """MeasureInflight: fold the most utilised hop into U; returns U."""
+        u, tau = 0.0, 0
+        for new, old in zip(hops, self.last, strict=True):
+            dt = new.ts_ns - old.ts_ns
+            if dt <= 0:
+                continue
+            tx_rate = (new.tx_bytes - old.tx_bytes) % (1 << 32) * 8e9 / dt
+            qlen = min(new.qlen_pkts, old.qlen_pkts) * self.pkt
+            uj = qlen * 8e9 / (new.rate_bps * self.T) + tx_rate / new.rate_bps
+            if uj > u:
+                u, tau = uj, dt
+        if tau == 0:
+            return self.U
+        tau = min(tau, self.T)
+        self.U = (1 - tau / self.T) * self.U + tau / self.T * u
+        return self.U
+
+    def compute_window(self, U: float, update: bool) -> float:
+        p = self.p
+        if p.eta <= U or self.inc_stage >= p.max_stage:
+            W = self.Wc / (U / p.eta) + self.w_ai
+            if update:
+                self.inc_stage = 0
+                self.Wc = W
+        else:
+            W = self.Wc + self.w_ai
+            if update:
+                self.inc_stage += 1
+                self.Wc = W
+        return min(W, self.w_init)
+
+    def on_cnp(self, now: int) -> None:
+        pass
+
+    def on_nack(self, now: int) -> None:
+        pass
+
+    def on_timeout(self, now: int) -> None:
+        pass

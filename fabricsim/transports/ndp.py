@@ -1,0 +1,63 @@
+"""NDP-style receiver-driven transport (Handley et al., SIGCOMM 2017).
+
+The sender starts at line rate with one window (`init_window`, default one BDP) and
+after that sends only when pulled: each PULL the receiver sends grants one packet, a
+retransmission first (a packet the receiver NACKed) or else new data. Switches trim what
+would queue deep to its headers and forward the header at high priority, so the receiver
+learns of every loss at once: it NACKs the trimmed packet and queues a pull for it, and
+paces the pulls of all its flows at its own link's rate, so what arrives is what the link
+can take and the link stays busy. Retransmission comes from the NACK, not a timeout (a
+timeout remains only for a lost header, as in NDP).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .base import IntHop, PathInfo
+
+__all__ = ["Ndp", "NdpParams"]
+
+
+@dataclass(slots=True, frozen=True)
+class NdpParams:
+    init_window: float | None = None  # packets sent unasked; None: the path's BDP
+
+
+class Ndp:
+    name = "ndp"
+    pull_driven = True
+    control_in_header_class = True  # ACKs, NACKs and pulls travel with trimmed headers
+    notification_interval_ns: int | None = None
+
+    def __init__(self, path: PathInfo, params: NdpParams | None = None) -> None:
+        self.p = p = params or NdpParams()
+        self.line = path.line_rate_bps
+        self.initial_credits = (
+            p.init_window if p.init_window is not None else float(math.ceil(path.bdp_packets))
+        )
+
+    def window(self) -> float:
+        return math.inf  # the sender's credits (first window, then pulls) bound it
+
+    def rate_bps(self, now: int) -> float:
+        return self.line
+
+    def on_send(self, now: int, nbytes: int) -> None:
+        pass
+
+    def on_ack(
+        self, now: int, acked: int, ece: bool, rtt_ns: int | None, hops: Sequence[IntHop]
+    ) -> None:
+        pass
+
+    def on_cnp(self, now: int) -> None:
+        pass
+
+    def on_nack(self, now: int) -> None:
+        pass
+
+    def on_timeout(self, now: int) -> None:
+        pass
