@@ -9,6 +9,10 @@
 // decided in ingress: the queue is chosen before egress runs. The UDP
 // checksum of a trimmed IPv4 packet is zeroed (it no longer covers the cut
 // payload); IPv6 keeps its (now stale) checksum.
+//
+// A packet that already carries the trim DSCP (a header trimmed upstream, or a
+// host's control packet sent in that class: NDP-style ACKs, NACKs and pulls)
+// is never cut and goes to the trim priority at every hop, whatever the queue.
 
 #ifndef __FABRIC_TRIM__
 #define __FABRIC_TRIM__
@@ -52,6 +56,11 @@ control Trim(inout headers_t hdr,
             return;
         }
         if (!trim_config.apply().hit) {
+            return;
+        }
+        if ((hdr.ipv4.isValid() && hdr.ipv4.dscp == trim_dscp)
+                || (hdr.ipv6.isValid() && hdr.ipv6.dscp == trim_dscp)) {
+            standard_metadata.priority = trim_priority;
             return;
         }
         bit<32> load;
