@@ -7,19 +7,23 @@ result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed
 from .events import EventLoop
 from .jobs import Job, run_jobs
 from .network import NetParams, Network
+from .receivers import RECEIVERS
 from .run import MODES, SimConfig, fabric_program, simulate
+from .sender import NicParams
 from .switchnode import PfcParams
-from .transport import CcParams
+from .transports import TRANSPORTS
 from .workloads import WORKLOADS, Flow, make_workload
 
 __all__ = [
     "MODES",
+    "RECEIVERS",
+    "TRANSPORTS",
     "WORKLOADS",
-    "CcParams",
     "EventLoop",
     "Flow",
     "Job",
     "NetParams",
+    "NicParams",
     "Network",
     "PfcParams",
     "SimConfig",

@@ -17,6 +17,7 @@ __all__ = [
     "ACK_LEN",
     "AETH_ACK",
     "AETH_NAK",
+    "AETH_PULL",
     "DATA_HEADER_LEN",
     "OP_ACK",
     "OP_CNP",
@@ -30,6 +31,7 @@ OP_ACK = 0x11
 OP_CNP = 0x81
 AETH_ACK = 0x00
 AETH_NAK = 0x60  # PSN sequence error
+AETH_PULL = 0x20  # this simulator's PULL (receiver-driven transports): AETH low bits = pull no.
 ECT0 = 2
 ROCE_PORT = 4791
 DATA_HEADER_LEN = 14 + 20 + 8 + 12  # up to the end of the BTH
@@ -103,13 +105,17 @@ class FlowFrames:
         data_qp: int,
         ack_qp: int,
         dscp: int,
+        ctrl_dscp: int | None = None,
     ) -> FlowFrames:
+        """`ctrl_dscp`: the class of ACKs, NACKs, pulls and CNPs (default: the data's)."""
         return cls(
             _prefix(src_mac, src_gw, src_ip, dst_ip, sport, payload + ICRC, dscp),
             _prefix(src_mac, src_gw, src_ip, dst_ip, sport, last_payload + ICRC, dscp),
             bytes(payload + ICRC),
             bytes(last_payload + ICRC),
-            _prefix(dst_mac, dst_gw, dst_ip, src_ip, sport, 4 + ICRC, dscp),
+            _prefix(
+                dst_mac, dst_gw, dst_ip, src_ip, sport, 4 + ICRC, dscp if ctrl_dscp is None else ctrl_dscp
+            ),
             data_qp,
             ack_qp,
         )
@@ -129,5 +135,25 @@ class FlowFrames:
             self.ack_prefix
             + _BTH.pack(OP_ACK, 0, 0xFFFF, qp, cum & 0xFFFFFF)
             + _AETH.pack(syndrome << 24 | (psn & 0xFFFFFF))
+            + b"\0\0\0\0"
+        )
+
+    def pull(self, cum: int, pull_no: int) -> bytes:
+        """A PULL: the receiver grants the sender its `pull_no`-th packet beyond the first
+        window (cumulative, so a lost pull is made up by the next)."""
+        return (
+            self.ack_prefix
+            + _BTH.pack(OP_ACK, 0, 0xFFFF, self.ack_qp, cum & 0xFFFFFF)
+            + _AETH.pack(AETH_PULL << 24 | (pull_no & 0xFFFFFF))
+            + b"\0\0\0\0"
+        )
+
+    def cnp(self) -> bytes:
+        """A CNP from the receiver (DCQCN's notification point) to the flow's sender: the
+        BTH names the data QP, as a switch-made CNP does."""
+        return (
+            self.ack_prefix
+            + _BTH.pack(OP_CNP, 0, 0xFFFF, self.data_qp, 0)
+            + b"\0\0\0\0"
             + b"\0\0\0\0"
         )

@@ -1,7 +1,9 @@
 """A host: one NIC on one switch port, the senders and receivers of its flows.
 
-The NIC sends one packet at a time at its wire's rate: acknowledgements first, then data
-from the flows whose window and pacing allow, in turn. A PAUSE from the switch stops it.
+The NIC sends one packet at a time at its wire's rate: acknowledgements (and CNPs) first,
+then pulls of receiver-driven flows, paced at one per full data packet time of the host's
+link (so what they bring back is what the link can take), then data from the flows whose
+window (or pulls) and pacing allow, in turn. A PAUSE from the switch stops it.
 A host in a PFC storm (`storm_from_ns`) keeps its switch paused from then on and takes in
 nothing (a stuck receiver).
 """
@@ -13,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import EventLoop
-from .frames import AETH_NAK, OP_ACK, OP_CNP, OP_DATA
+from .frames import AETH_NAK, AETH_PULL, OP_ACK, OP_CNP, OP_DATA
 from .links import Wire
-from .transport import Receiver, Sender
+from .receivers import Receiver
+from .sender import Sender
 
 __all__ = ["HostNode"]
 
@@ -34,6 +37,10 @@ class HostNode:
         "paused",
         "paused_since",
         "peer",
+        "pull_gap_ns",
+        "pull_next",
+        "pull_q",
+        "pulls_sent",
         "received",
         "receivers",
         "rr",
@@ -55,6 +62,10 @@ class HostNode:
         self.receivers: dict[int, Receiver] = {}  # by data QP
         self.rr: deque[Sender] = deque()
         self.ctrl: deque[bytes] = deque()
+        self.pull_q: deque[Receiver] = deque()  # one entry per pull owed
+        self.pull_gap_ns = 0
+        self.pull_next = 0
+        self.pulls_sent = 0
         self.nic_free = 0
         self.tx_at: int | None = None
         self.timer_at: int | None = None
@@ -97,9 +108,13 @@ class HostNode:
             tos = data[15]
             psn = int.from_bytes(data[51:54], "big")
             was_complete = r.complete
-            ack = r.deliver(psn, (tos & 3) == 3, (tos >> 2) == self.trim_dscp)
-            if ack is not None:
-                self.ctrl.append(ack)
+            frames = r.deliver(psn, (tos & 3) == 3, (tos >> 2) == self.trim_dscp, now)
+            if r.wants_pull():
+                self.pull_q.append(r)
+            if frames:
+                self.ctrl.extend(frames)
+                self._kick()
+            elif r.pulls:
                 self._kick()
             if r.complete and not was_complete and self.on_complete is not None:
                 self.on_complete(r.fid, now)
@@ -109,9 +124,11 @@ class HostNode:
                 self.acks_lost += s is not None  # a trimmed ACK carries no AETH
                 return
             cum = int.from_bytes(data[51:54], "big")
-            nak = data[54] == AETH_NAK
             sack = int.from_bytes(data[55:58], "big")
-            s.on_ack(cum, sack, nak, bool(data[46] & 0x40), now)
+            if data[54] == AETH_PULL:
+                s.on_pull(cum, sack, now)
+            else:
+                s.on_ack(cum, sack, data[54] == AETH_NAK, bool(data[46] & 0x40), now)
             if s.done:
                 self._retire(s)
             self._kick()
@@ -149,9 +166,20 @@ class HostNode:
             self._kick()
             return
         frame = None
+        pull_wait = None
         if self.ctrl:
             frame = self.ctrl.popleft()
-        else:
+        elif self.pull_q and now >= self.pull_next:
+            r = self.pull_q.popleft()
+            while self.pull_q and r.complete:
+                r = self.pull_q.popleft()
+            if not r.complete:
+                frame = r.next_pull()
+                self.pulls_sent += 1
+                self.pull_next = now + self.pull_gap_ns
+        elif self.pull_q:
+            pull_wait = self.pull_next
+        if frame is None and not self.ctrl:
             rr = self.rr
             wait = None
             for _ in range(len(rr)):
@@ -166,10 +194,14 @@ class HostNode:
                 frame = s.take(now)
                 break
             if frame is None:
+                if pull_wait is not None and (wait is None or pull_wait < wait):
+                    wait = pull_wait
                 if wait is not None:
                     self.tx_at = wait
                     self.loop.at(wait, self._tx, wait)
                 return
+        if frame is None:
+            return
         self.nic_free = now + self.wire.send(frame)
         self.tx_at = self.nic_free
         self.loop.at(self.nic_free, self._tx, self.nic_free)
@@ -178,7 +210,7 @@ class HostNode:
     def _arm_timer(self) -> None:
         if self.timer_at is not None or not self.rr:
             return
-        rto = min(s.cc.rto_ns for s in self.rr)
+        rto = min(s.rto_ns for s in self.rr)
         self.timer_at = self.loop.clock.now_ns() + rto // 4
         self.loop.at(self.timer_at, self._timer, self.timer_at)
 

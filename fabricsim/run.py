@@ -20,19 +20,22 @@ from softswitch.codegen.program import CompiledProgram
 
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .network import NetParams, Network
-from .transport import CcParams, Receiver, Sender
+from .receivers import ALIASES as RECEIVER_ALIASES
+from .receivers import RECEIVERS, Receiver
+from .sender import NicParams, Sender
+from .transports import TRANSPORTS, PathInfo, make_transport, transport_params
 from .workloads import WORKLOADS, Flow, make_workload
 
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
-MODES = ("ecmp", "flowlet", "spray", "adaptive")
-RECEIVERS = ("tolerant", "in_order")
+MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
 MTU = 1500
 COLLECTOR_PORT = 250  # every leaf's (unwired) port toward the INT collector
 COLLECTOR_IP = "10.255.255.1"
 COLLECTOR_MAC = "02:00:00:ff:ff:01"
-PAYLOAD = MTU - DATA_HEADER_LEN - 4
+PAYLOAD = MTU - DATA_HEADER_LEN - 4  # 1442: the payload of a 1500-byte frame
+FRAME_OVERHEAD = DATA_HEADER_LEN + 4  # headers and ICRC around a data packet's payload
 DATA_DSCP = 26
 
 
@@ -42,10 +45,14 @@ class SimConfig:
     mode: str = "ecmp"
     seed: int = 1
     flow_bytes: int = 300_000
-    receiver: str = "tolerant"  # or "in_order"
+    receiver: str = "tolerant"  # or "selective" (bounded window), "go_back_n" ("in_order")
+    reorder_window: int = 64  # packets: the selective-repeat receiver's bitmap
+    transport: str = "dcqcn"  # one of fabricsim.transports.TRANSPORTS
+    transport_params: tuple[tuple[str, float], ...] = ()  # overrides, by field name
+    pmtu: int = PAYLOAD  # payload bytes per data packet (RoCE path MTU; 4096 is RoCE's largest)
     load: float = 0.5  # poisson workload
     fan_in: int | None = None  # incast senders (None: every host on other leaves)
-    cc: CcParams = field(default_factory=CcParams)
+    nic: NicParams = field(default_factory=NicParams)
     net: NetParams = field(default_factory=NetParams)
     ecn_threshold: int | None = 20  # packets (DCTCP step); None: no marking
     cnp_threshold: int | None = 24  # packets; None: no CNPs
@@ -68,8 +75,15 @@ class SimConfig:
             raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODES)}")
         if self.workload not in WORKLOADS:
             raise ValueError(f"workload {self.workload!r}: one of {', '.join(WORKLOADS)}")
-        if self.receiver not in RECEIVERS:
+        if RECEIVER_ALIASES.get(self.receiver, self.receiver) not in RECEIVERS:
             raise ValueError(f"receiver {self.receiver!r}: one of {', '.join(RECEIVERS)}")
+        if self.reorder_window < 1:
+            raise ValueError(f"reorder_window {self.reorder_window}: at least one packet")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport {self.transport!r}: one of {', '.join(TRANSPORTS)}")
+        transport_params(self.transport, dict(self.transport_params))  # refuses unknown names
+        if not 64 <= self.pmtu <= 9000:
+            raise ValueError(f"pmtu {self.pmtu}: payload bytes per packet, 64 to 9000")
         if self.flow_bytes < 1:
             raise ValueError(f"flow_bytes {self.flow_bytes}: a flow carries at least one byte")
         if not 0 < self.load <= 1:
@@ -187,7 +201,7 @@ def simulate(
         load=cfg.load,
         fan_in=cfg.fan_in,
         leaf_of=leaf_of,
-        rate_bps=cfg.cc.line_rate_bps,
+        rate_bps=cfg.nic.line_rate_bps,
     )
     run = _Run(net, topo, cfg, flows)
     if cfg.fail_link is not None:
@@ -241,13 +255,24 @@ class _Run:
         # (time, step, updates, link losses and switch drops so far)
         self.reroutes: list[tuple[int, str, int, int, int]] = []
         self.last_t = 0
+        self._paths: dict[tuple[str, str], PathInfo] = {}
+        import networkx as nx
+
+        self._graph = nx.Graph()
+        for link in topo.links:
+            self._graph.add_edge(link.a, link.b, rate=link.rate_bps, delay=link.delay_ns)
+        for h in topo.hosts:
+            hl = topo.host_link(h)
+            self._graph.add_edge(hl.a, hl.b, rate=hl.rate_bps, delay=hl.delay_ns)
         gw = {s.name: s.router_mac for s in topo.switches}
         self.host_info = {h.name: (h.mac, gw[h.switch], h.ip) for h in topo.hosts}
         for f in flows:
             for dep in f.after:
                 self.waiting.setdefault(dep, []).append(f)
+        pull_gap = int((cfg.pmtu + FRAME_OVERHEAD) * 8e9 / cfg.nic.line_rate_bps)
         for h in net.hosts.values():
             h.on_complete = self.complete
+            h.pull_gap_ns = pull_gap
         for f in flows:
             if not f.after:
                 net.loop.at(f.start_ns, self.begin, f)
@@ -259,18 +284,39 @@ class _Run:
             per[f.dst] = per.get(f.dst, 0) + f.size
             per[f.src] = per.get(f.src, 0) + f.size
         busiest = max(per.values(), default=0)
-        return int(busiest * 8e9 / self.cfg.cc.line_rate_bps) + max(
+        return int(busiest * 8e9 / self.cfg.nic.line_rate_bps) + max(
             (f.start_ns for f in self.flows), default=0
         )
 
+    def path_info(self, src: str, dst: str) -> PathInfo:
+        """The unloaded round trip src -> dst -> src of a full data packet and its ACK."""
+        key = (src, dst)
+        info = self._paths.get(key)
+        if info is None:
+            import networkx as nx
+
+            path = nx.shortest_path(self._graph, src, dst)
+            pkt = self.cfg.pmtu + FRAME_OVERHEAD
+            ack = FRAME_OVERHEAD + 8
+            rtt = 0.0
+            for a, b in zip(path, path[1:], strict=False):
+                rate, delay = self._graph.edges[a, b]["rate"], self._graph.edges[a, b]["delay"]
+                rtt += 2 * delay + (pkt + ack) * 8e9 / rate
+            info = PathInfo(self.cfg.nic.line_rate_bps, int(rtt), pkt)
+            self._paths[key] = info
+        return info
+
     def begin(self, f: Flow) -> None:
         cfg = self.cfg
-        n = max(1, -(-f.size // PAYLOAD))
-        last = f.size - (n - 1) * PAYLOAD
+        payload = cfg.pmtu
+        n = max(1, -(-f.size // payload))
+        last = f.size - (n - 1) * payload
         smac, sgw, sip = self.host_info[f.src]
         dmac, dgw, dip = self.host_info[f.dst]
         # the UDP source port is the flow's entropy (RoCEv2 practice), seeded
         sport = 0xC000 | ((f.fid * 2654435761 + cfg.seed * 40503) & 0x3FFF)
+        path = self.path_info(f.src, f.dst)
+        cc = make_transport(cfg.transport, path, dict(cfg.transport_params))
         frames = FlowFrames.build(
             src_mac=smac,
             src_gw=sgw,
@@ -279,15 +325,32 @@ class _Run:
             dst_gw=dgw,
             dst_ip=dip,
             sport=sport,
-            payload=PAYLOAD,
+            payload=payload,
             last_payload=last,
             data_qp=2 * f.fid + 1,
             ack_qp=2 * f.fid,
             dscp=DATA_DSCP,
+            ctrl_dscp=cfg.net.trim_dscp if cc.control_in_header_class else None,
         )
-        in_order = cfg.receiver == "in_order"
-        s = Sender(f.fid, n, frames, "gbn" if in_order else "sr", cfg.cc, MTU)
-        r = Receiver(f.fid, n, frames, in_order)
+        r = Receiver(
+            f.fid,
+            n,
+            frames,
+            cfg.receiver,
+            window=cfg.reorder_window,
+            pulls=cc.pull_driven,
+            np_interval_ns=cc.notification_interval_ns,
+        )
+        s = Sender(
+            f.fid,
+            n,
+            frames,
+            cc,
+            go_back_n=r.in_order,
+            pkt_bytes=path.packet_bytes,
+            rto_ns=cfg.nic.rto_ns,
+            init_credits=cc.initial_credits,
+        )
         self.senders[f.fid], self.receivers[f.fid] = s, r
         self.start[f.fid] = self.net.loop.now()
         self.net.hosts[f.dst].add_receiver(r)

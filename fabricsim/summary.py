@@ -17,7 +17,7 @@ def _r(x: float, nd: int = 2) -> float:
 
 def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
     cfg, net, topo = run.cfg, run.net, run.topo
-    line = cfg.cc.line_rate_bps
+    line = cfg.nic.line_rate_bps
     fcts, goodputs, slowdowns = [], [], []
     flows_out = []
     by_dst: dict[str, list[Any]] = {}
@@ -73,6 +73,9 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             "mode": cfg.mode,
             "seed": cfg.seed,
             "receiver": cfg.receiver,
+            "reorder_window": cfg.reorder_window if cfg.receiver == "selective" else None,
+            "transport": cfg.transport,
+            "pmtu": cfg.pmtu,
             "flow_bytes": cfg.flow_bytes,
             "flows": len(run.flows),
             "pfc": cfg.net.pfc.enabled,
@@ -89,6 +92,13 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         "reordered_pct": _r(100 * ooo / arrivals if arrivals else 0.0, 3),
         "reorder_distance_p50": percentile(dists, 50),
         "reorder_distance_p99": percentile(dists, 99),
+        "reorder_window_occupancy": _occupancy(receivers),
+        "dropped_outside_window": sum(r.outside_window for r in receivers),
+        "spurious_retransmissions": sum(r.duplicates for r in receivers),
+        "nacks_received": sum(s.nacks for s in senders),
+        "timeouts": sum(s.timeouts for s in senders),
+        "pulls_sent": sum(h.pulls_sent for h in net.hosts.values()),
+        "receiver_cnps": sum(r.cnps_sent for r in receivers),
         "ecn_marks": ecn,
         "ce_received": sum(r.ce for r in receivers),
         "cnps": cnps,
@@ -141,6 +151,28 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             "uplinks": uplinks["bins"],
         },
     }
+    return out
+
+
+def _occupancy(receivers: Any) -> dict[str, int]:
+    """Packets each receiver held out of order after each arrival, over all flows:
+    percentiles and the maximum (what a reorder buffer must hold)."""
+    hist: dict[int, int] = {}
+    for r in receivers:
+        for held, n in r.occupancy.items():
+            hist[held] = hist.get(held, 0) + n
+    total = sum(hist.values())
+    out = {"p50": 0, "p99": 0, "p999": 0, "max": max(hist, default=0)}
+    if not total:
+        return out
+    marks = {"p50": 0.5, "p99": 0.99, "p999": 0.999}
+    seen = 0
+    for held in sorted(hist):
+        seen += hist[held]
+        for key, q in list(marks.items()):
+            if seen >= q * total:
+                out[key] = held
+                del marks[key]
     return out
 
 

@@ -8,7 +8,6 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,9 @@ __all__ = ["parse_fail_link", "parse_time_ns", "register"]
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 WORKLOADS = ("permutation", "incast", "all_to_all", "ring_allreduce", "poisson")
-MODES = ("ecmp", "flowlet", "spray", "adaptive")
-RECEIVERS = ("tolerant", "in_order")
+MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
+RECEIVERS = ("tolerant", "selective", "go_back_n", "in_order")
+TRANSPORTS = ("dcqcn", "dctcp", "hpcc", "ndp", "none")
 
 
 def parse_time_ns(text: str) -> int:
@@ -78,6 +78,18 @@ def _storm(text: str) -> tuple[str, int]:
     return host.strip(), parse_time_ns(when)
 
 
+def parse_transport_param(text: str) -> tuple[str, float]:
+    """`NAME=VALUE` (a transport parameter, e.g. g=0.0039 or rate_timer_ns=55000)."""
+    name, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not sep or not name.strip() or number is None:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER (e.g. g=0.0039), got {text!r}")
+    return name.strip(), number
+
+
 def _csv(kind: Callable[[str], Any], choices: tuple[str, ...] | None = None) -> Any:
     def parse(text: str) -> list[Any]:
         items = [kind(x.strip()) for x in text.split(",") if x.strip()]
@@ -97,7 +109,40 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--flow-bytes", type=_positive_int, default=300_000, help="bytes per flow (default 300000)"
     )
-    p.add_argument("--receiver", choices=RECEIVERS, default="tolerant")
+    p.add_argument(
+        "--receiver",
+        choices=RECEIVERS,
+        default="tolerant",
+        help="out-of-order handling: tolerant (direct placement), selective (bounded "
+        "window, see --reorder-window), go_back_n (alias in_order)",
+    )
+    p.add_argument(
+        "--reorder-window",
+        type=_positive_int,
+        default=64,
+        metavar="PKTS",
+        help="selective receiver: packets its bitmap holds beyond the next expected one",
+    )
+    p.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="dcqcn",
+        help="congestion control (default dcqcn; none: a fixed BDP window)",
+    )
+    p.add_argument(
+        "--transport-param",
+        type=parse_transport_param,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override one of the transport's parameters (repeatable)",
+    )
+    p.add_argument(
+        "--pmtu",
+        type=_positive_int,
+        default=1442,
+        help="payload bytes per data packet (default 1442: 1500-byte frames; RoCE: 4096)",
+    )
     p.add_argument(
         "--fan-in",
         type=_positive_int,
@@ -105,7 +150,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--pfc", action="store_true", help="lossless: PFC pause on switch ingress")
     p.add_argument("--watchdog", type=_positive_time, metavar="TIME", help="PFC watchdog timeout")
-    p.add_argument("--no-cc", action="store_true", help="senders ignore ECN echoes and CNPs")
+    p.add_argument(
+        "--no-cc", action="store_true", help="no congestion control (same as --transport none)"
+    )
     p.add_argument(
         "--time-limit",
         type=_positive_time,
@@ -121,7 +168,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="simulate a fabric running fabric.p4 under a workload",
         description="Discrete-event simulation: every switch of TOPO runs p4src/fabric.p4 "
         "(softswitch), programmed through P4Runtime entities by the controller's routing and "
-        "encoder; hosts run a DCTCP/DCQCN-like transport. Prints the key figures; --json "
+        "encoder; hosts run the chosen transport (DCQCN, DCTCP, HPCC or NDP-style). Prints the key figures; --json "
         "writes everything.",
     )
     _common(p)
@@ -163,26 +210,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace, **kw: Any) -> Any:
-    from fabricsim.network import NetParams
-    from fabricsim.run import SimConfig
-    from fabricsim.switchnode import PfcParams
-    from fabricsim.transport import CcParams
-
     if args.watchdog is not None and not args.pfc:
         raise CliError("--watchdog needs --pfc (it ends PFC pause storms)")
     if getattr(args, "storm", None) and not args.pfc:
         raise CliError("--storm needs --pfc (a stuck receiver pauses its switch)")
-    cfg = SimConfig(
+    transport = "none" if args.no_cc else args.transport
+    try:
+        cfg = _make_config(args, transport, kw)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    return cfg
+
+
+def _make_config(args: argparse.Namespace, transport: str, kw: dict[str, Any]) -> Any:
+    from fabricsim.network import NetParams
+    from fabricsim.run import SimConfig
+    from fabricsim.switchnode import PfcParams
+
+    return SimConfig(
         flow_bytes=args.flow_bytes,
         receiver=args.receiver,
+        reorder_window=args.reorder_window,
+        transport=transport,
+        transport_params=tuple(args.transport_param),
+        pmtu=args.pmtu,
         fan_in=args.fan_in,
         time_limit_ns=args.time_limit,
         net=NetParams(pfc=PfcParams(enabled=args.pfc, watchdog_ns=args.watchdog)),
         **kw,
     )
-    if args.no_cc:
-        cfg = replace(cfg, cc=CcParams(dctcp=False, dcqcn=False))
-    return cfg
 
 
 def _load(path: str) -> Any:
@@ -230,7 +286,7 @@ def _sim(args: argparse.Namespace) -> int:
         d = Path(args.plots)
         d.mkdir(parents=True, exist_ok=True)
         plot_queues({args.mode: r}, cfg.label(), d / "queues.png")
-        plot_uplinks(r, cfg.cc.line_rate_bps, cfg.label(), d / "uplinks.png")
+        plot_uplinks(r, cfg.nic.line_rate_bps, cfg.label(), d / "uplinks.png")
         print(f"plots in {d}")
     return 0
 

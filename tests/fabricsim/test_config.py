@@ -17,9 +17,9 @@ from fabricsim.workloads import make_workload
 @pytest.mark.parametrize(
     ("change", "says"),
     [
-        ({"mode": "hash"}, "mode 'hash': one of ecmp, flowlet, spray, adaptive"),
+        ({"mode": "hash"}, "mode 'hash': one of ecmp, flowlet, spray, spray_round_robin, adaptive"),
         ({"workload": "bursty"}, "workload 'bursty': one of permutation"),
-        ({"receiver": "lossy"}, "receiver 'lossy': one of tolerant, in_order"),
+        ({"receiver": "lossy"}, "receiver 'lossy': one of tolerant, selective, go_back_n"),
         ({"flow_bytes": 0}, "flow_bytes 0: a flow carries at least one byte"),
         ({"load": 0.0}, "load 0: a fraction of the line rate"),
         ({"load": 1.5}, "load 1.5: a fraction of the line rate"),

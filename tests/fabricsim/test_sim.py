@@ -12,7 +12,6 @@ from controller.topology.generators import leaf_spine
 from fabricsim.network import NetParams, Network
 from fabricsim.run import SimConfig, simulate
 from fabricsim.switchnode import PfcParams
-from fabricsim.transport import CcParams
 from fabricsim.workloads import make_workload
 from softswitch.codegen.program import CompiledProgram
 
@@ -130,7 +129,7 @@ def test_pfc_pauses_spread_upstream_under_incast(program: CompiledProgram) -> No
         mode="ecmp",
         flow_bytes=60_000,
         net=NetParams(pfc=PfcParams(enabled=True, xoff=8, xon=4)),
-        cc=CcParams(dctcp=False, dcqcn=False),
+        transport="none",
         ecn_threshold=None,
         cnp_threshold=None,
         trim_threshold=None,
