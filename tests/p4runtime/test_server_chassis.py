@@ -62,9 +62,15 @@ def test_two_devices_hold_independent_tables(chassis: Any, programs: Programs) -
     for d in IDS:
         stub.SetForwardingPipelineConfig(set_request(programs.main, eid=None, device_id=d))
     a, b = IDS
-    stub.Write(write_request(None, device_id=a, updates=[table_update(programs.main, 0xAA, port=2)]))
-    stub.Write(write_request(None, device_id=b, updates=[table_update(programs.main, 0xAA, port=3)]))
-    stub.Write(write_request(None, device_id=b, updates=[table_update(programs.main, 0xBB, port=4)]))
+    stub.Write(
+        write_request(None, device_id=a, updates=[table_update(programs.main, 0xAA, port=2)])
+    )
+    stub.Write(
+        write_request(None, device_id=b, updates=[table_update(programs.main, 0xAA, port=3)])
+    )
+    stub.Write(
+        write_request(None, device_id=b, updates=[table_update(programs.main, 0xBB, port=4)])
+    )
     assert len(_read_fwd(stub, programs, a)) == 1
     assert len(_read_fwd(stub, programs, b)) == 2
     # the same frame leaves each switch by the port its own entry names
