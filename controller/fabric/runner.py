@@ -45,7 +45,7 @@ from ..targets import (
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
-from .reconcile import identity
+from .reconcile import content, identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
@@ -409,16 +409,24 @@ class FabricRun:
 
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
-        """Recompute the desired state and write the difference everywhere."""
+        """Recompute the desired state and write the difference to every switch whose
+        desired state changed (read back and compared, as any sync); a switch whose
+        desired state is the same is left alone (a restarted or reprogrammed one is the
+        watcher's to restore)."""
         assert self.sessions is not None
         with self.lock:
-            self.sessions.set_desired(self.desired_state(self))
-            res = self.sessions.sync_all()
+            desired = self.desired_state(self)
+            changed = [
+                n for n, ents in desired.items() if _state(ents) != _state(self.sessions[n].desired)
+            ]
+            self.sessions.set_desired({n: desired[n] for n in changed})
+            res = self.sessions.sync_all(changed)
         return {
             "inserted": sum(r.inserted for r in res.values()),
             "modified": sum(r.modified for r in res.values()),
             "deleted": sum(r.deleted for r in res.values()),
             "writes": sum(r.writes for r in res.values()),
+            "switches": sum(1 for r in res.values() if r.changed),
         }
 
     def set_link(self, a: str, b: str, up: bool) -> dict[str, Any]:
@@ -492,10 +500,6 @@ class FabricRun:
             except Exception:
                 self.policy = old
                 raise
-        assert self.sessions is not None
-        out["switches"] = sum(
-            1 for sw in self.sessions.switches.values() if sw.counts.history[-1].changed
-        )
         out["mode"] = mode.label
         return out
 
@@ -574,3 +578,8 @@ class FabricRun:
             self.collector = None
         if errors:
             log.warning("stopping switches: %s", "; ".join(errors))
+
+
+def _state(entities: list[Entity]) -> set[tuple[Any, Any]]:
+    """A switch's desired entities as a comparable set."""
+    return {(identity(e), content(e)) for e in entities}
