@@ -89,6 +89,12 @@ def build_run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--device-id", type=int, default=0, metavar="N", help="P4Runtime device id")
     p.add_argument(
+        "--chassis",
+        metavar="FILE",
+        help="serve every device of this JSON file (device_id, name, ports, cpu_port; see "
+        "softswitch.chassis) behind one P4Runtime server, instead of --device-id and -i",
+    )
+    p.add_argument(
         "-i",
         "--interface",
         action="append",
@@ -291,6 +297,10 @@ def run_switch(argv: Sequence[str]) -> int:
     from .program_cache import ProgramCache
     from .runtime import SwitchRuntime
 
+    if args.chassis is not None:
+        if args.interface or args.use_files is not None:
+            parser.error("--chassis lists the ports of its devices: no -i or --use-files")
+        return _run_chassis(args, targs, stop, t0)
     cache = ProgramCache()
     compiled = None
     if args.config is not None:
@@ -360,6 +370,119 @@ def run_switch(argv: Sequence[str]) -> int:
     _shutdown(server, runtime)
     _say("softswitch stopped")
     return 0
+
+
+def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int:
+    """`softswitch --chassis FILE`: every device of FILE in this process, one P4Runtime
+    server (the request's device id picks the device), one thread receiving for every UDP
+    port, one program shared by the devices that push the same config."""
+    from .chassis import load_chassis
+    from .p4runtime.server import P4RuntimeServer
+    from .ports_udp import UdpPort, UdpReceiver
+    from .program_cache import ProgramCache, SharedPrograms
+    from .runtime import SwitchRuntime
+
+    try:
+        devices = load_chassis(Path(args.chassis))
+    except (OSError, ValueError) as e:
+        print(f"softswitch: error: --chassis: {e}", file=sys.stderr)
+        return 1
+    programs = SharedPrograms(ProgramCache())
+    compiled = None
+    if args.config is not None:
+        compiled = _load_program(Path(args.config), args.log_console, programs)
+        if compiled is None:
+            return 1
+    runtimes: list[Any] = []
+    receiver = UdpReceiver()
+    server: Any = None
+    refreeze = _Debounced(refreeze_heap, 1.0)
+    try:
+        for d in devices:
+            rt = SwitchRuntime(
+                device_id=d.device_id,
+                cpu_port=d.cpu_port if d.cpu_port is not None else targs.cpu_port,
+                seed=args.seed,
+                log_console=args.log_console,
+                priority_queues=targs.priority_queues or args.priority_queues or 1,
+                queue_depth=args.queue_depth,
+                queue_rate_pps=args.queue_rate,
+                name=d.name,
+            )
+            runtimes.append(rt)
+            if compiled is not None:
+                rt.load(compiled)
+            for port_no, iface in d.ports:
+                try:
+                    port = _open_port(iface)
+                except OSError as e:
+                    raise OSError(f"{d.name}: cannot open {iface}: {e.strerror or e}") from None
+                rt.add_port(port_no, port)
+                if isinstance(port, UdpPort):
+                    receiver.add(rt, port_no, port)
+            if server is None:
+                server = P4RuntimeServer(
+                    rt,
+                    device_id=d.device_id,
+                    address=targs.grpc_server_addr,
+                    load_config=programs.load,
+                    after_commit=refreeze.request,
+                )
+            else:
+                server.add_device(rt, d.device_id, after_commit=refreeze.request)
+        bound = server.start()
+        _say(f"Server listening on {targs.grpc_server_addr.rpartition(':')[0]}:{bound}")
+        for rt in runtimes:
+            # UDP ports are received by the one receiver; other ports by threads of their own
+            rt.start(receive=not all(isinstance(p, UdpPort) for p in rt.ports.values()))
+        receiver.start()
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"softswitch: error: {e}", file=sys.stderr)
+        receiver.stop()
+        for rt in runtimes:
+            _shutdown(None, rt)
+        if server is not None:
+            server.stop()
+        return 1
+    freeze_heap()
+    _say(
+        f"softswitch ready (pid {os.getpid()}, {len(devices)} devices, "
+        f"{'program ' + compiled.name if compiled else 'no program'}, "
+        f"{_since_process_start(t0):.2f} s after start)"
+    )
+    while not stop.is_set():
+        stop.wait(0.5)
+    refreeze.cancel()
+    receiver.stop()
+    _shutdown(server, runtimes[0])
+    for rt in runtimes[1:]:
+        rt.stop()
+    _say("softswitch stopped")
+    return 0
+
+
+class _Debounced:
+    """`fn()` once, `delay` seconds after the last `request()` (a chassis's devices commit
+    their pipelines one after another: the heap is refrozen once, after the last)."""
+
+    def __init__(self, fn: Any, delay: float) -> None:
+        self.fn = fn
+        self.delay = delay
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def request(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.delay, self.fn)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
 
 
 def _open_port(iface: str) -> Any:

@@ -19,10 +19,11 @@ import select
 import socket
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from .ports import PortClosed
 
-__all__ = ["UdpEndpoints", "UdpPort", "parse_udp_spec"]
+__all__ = ["UdpEndpoints", "UdpPort", "UdpReceiver", "parse_udp_spec"]
 
 PREFIX = "udp:"
 _MAX_DATAGRAM = 65535
@@ -105,6 +106,67 @@ class UdpPort:
             if deadline is not None and time.monotonic() >= deadline:
                 return None
 
+    def drain(self, limit: int) -> list[bytes]:
+        """Up to `limit` frames queued now, without waiting (for `UdpReceiver`)."""
+        out: list[bytes] = []
+        while len(out) < limit and not self._closed:
+            try:
+                out.append(self._sock.recv(_MAX_DATAGRAM))
+            except (BlockingIOError, InterruptedError):
+                break
+            except ConnectionRefusedError:
+                continue  # an ICMP error from an earlier send
+            except OSError:
+                break
+        return out
+
     def close(self) -> None:
         self._closed = True
         self._sock.close()
+
+
+class UdpReceiver:
+    """One thread receiving for many `UdpPort`s (of many runtimes: a chassis), instead of
+    a thread per port: it waits on all their sockets at once (epoll) and injects what
+    each has queued, up to `burst` frames under one hold of its runtime's lock."""
+
+    def __init__(self, burst: int = 64) -> None:
+        import selectors
+        import threading
+
+        self.burst = burst
+        self._sel = selectors.DefaultSelector()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._threading = threading
+
+    def add(self, runtime: Any, port_no: int, port: UdpPort) -> None:
+        """Receive for `port`, attached to `runtime` as `port_no` (before `start`)."""
+        import selectors
+
+        self._sel.register(port._sock, selectors.EVENT_READ, (runtime, port_no, port))
+
+    def start(self) -> None:
+        self._thread = self._threading.Thread(target=self._run, name="softswitch-udp", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        self._sel.close()
+
+    def _run(self) -> None:
+        from itertools import repeat
+
+        while not self._stop.is_set():
+            try:
+                events = self._sel.select(_POLL_S)
+            except (OSError, ValueError):
+                return
+            for key, _ in events:
+                runtime, port_no, port = key.data
+                frames = port.drain(self.burst)
+                if frames and runtime.ports.get(port_no) is port:
+                    runtime.inject_many(zip(repeat(port_no), frames), chunk=self.burst)

@@ -36,7 +36,7 @@ from .frontend.cachedir import cache_dir
 if TYPE_CHECKING:
     from .program_info import CompiledProgram
 
-__all__ = ["ProgramCache", "build_fingerprint", "cache_dir"]
+__all__ = ["ProgramCache", "SharedPrograms", "build_fingerprint", "cache_dir"]
 
 log = logging.getLogger("softswitch.cache")
 _FORMAT = b"softswitch-program-cache-1"
@@ -160,3 +160,25 @@ class ProgramCache:
         for _mtime, p in entries[self.keep :]:
             with contextlib.suppress(OSError):
                 os.unlink(p)
+
+
+class SharedPrograms:
+    """`load` of a `ProgramCache` that keeps each program in memory too, so the devices of
+    a chassis that push the same device config share one `CompiledProgram` (compiled or
+    read from disk once; each `Switch` built from it still has tables of its own)."""
+
+    def __init__(self, cache: ProgramCache) -> None:
+        import threading
+
+        self.cache = cache
+        self._programs: dict[tuple[bytes, bool], CompiledProgram] = {}
+        self._lock = threading.Lock()
+
+    def load(self, data: bytes | str, trace: bool = False) -> CompiledProgram:
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        key = (hashlib.sha256(raw).digest(), trace)
+        with self._lock:  # devices pushing at once wait for the first one's load
+            got = self._programs.get(key)
+            if got is None:
+                got = self._programs[key] = self.cache.load(raw, trace=trace)
+            return got

@@ -85,6 +85,7 @@ class SwitchRuntime:
         self._digest_listeners: list[Callable[[Digest], None]] = []
         self._wake = threading.Condition(self.lock)
         self._running = False
+        self._receive_threads = True
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._driven = isinstance(self.clock, SimClock)
@@ -181,7 +182,7 @@ class SwitchRuntime:
             running = self._running
         if old is not None and old is not port:
             old.close()
-        if running:
+        if running and self._receive_threads:
             self._start_rx(port_no, port)
 
     def add_cpu_listener(self, cb: Callable[[bytes], None]) -> None:
@@ -341,19 +342,23 @@ class SwitchRuntime:
                     log.exception("digest listener %r failed", cb)
 
     # ------------------------------------------------------------ live mode
-    def start(self) -> None:
-        """Live mode: a receive thread per port and the queue scheduler."""
+    def start(self, receive: bool = True) -> None:
+        """Live mode: a receive thread per port (unless `receive` is False: someone else
+        injects what the ports receive, e.g. a chassis's `UdpReceiver`) and the queue
+        scheduler."""
         with self.lock:
             if self._running:
                 return
             self._running = True
+            self._receive_threads = receive
             self._stopping.clear()
             ports = list(self.ports.items())
         t = threading.Thread(target=self._schedule, name="softswitch-tm", daemon=True)
         self._threads.append(t)
         t.start()
-        for port_no, port in ports:
-            self._start_rx(port_no, port)
+        if receive:
+            for port_no, port in ports:
+                self._start_rx(port_no, port)
 
     def _start_rx(self, port_no: int, port: Port) -> None:
         t = threading.Thread(

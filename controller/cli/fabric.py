@@ -45,6 +45,14 @@ def register(sub: Any) -> None:
         help="pick free loopback ports for P4Runtime instead of the topology's grpc addresses",
     )
     p.add_argument("--poll-interval", type=float, default=1.0, metavar="S")
+    p.add_argument(
+        "--switches-per-process",
+        type=int,
+        default=1,
+        metavar="N",
+        help="softswitch: N switches per process (one P4Runtime server, the device id picks "
+        "the switch), for fabrics too large for a process per switch",
+    )
     q = p.add_argument_group(
         "switch queues (BMv2: rate and depth set through simple_switch_CLI once programmed)"
     )

@@ -20,11 +20,13 @@ reads counters every `poll_interval` seconds into `FabricMetrics`.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,7 @@ from ..targets import (
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
-from .reconcile import identity
+from .reconcile import content, identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
@@ -79,8 +81,16 @@ class FabricRun:
         topology_path: str = "",
         policy: Any = None,
         switch_args: tuple[str, ...] = (),
+        switches_per_process: int = 1,
     ) -> None:
+        if switches_per_process < 1:
+            raise ValueError("switches_per_process must be at least 1")
         self.topology = topology
+        # more than 1: that many switches share one `softswitch --chassis` process (one
+        # gRPC address, the device id picks the switch); `groups` maps each switch to the
+        # switches of its process
+        self.switches_per_process = switches_per_process
+        self.groups: dict[str, tuple[str, ...]] = {}
         self.switch_args = switch_args  # more options for every switch process
         self.topology_path = topology_path
         self.workdir = workdir
@@ -172,6 +182,7 @@ class FabricRun:
                 ((h.name, h.switch, h.port) for h in topo.hosts),
                 self.collector.address,
             )
+            self._pack()
             lap("compile")
             self.start_processes()
             lap("processes")
@@ -206,6 +217,16 @@ class FabricRun:
         start), its UDP cables, its P4Runtime address, CPU port 255."""
         assert self.wiring is not None
         w = self.wiring.switches[name]
+        if self.switches_per_process > 1:
+            group = self.groups[name]
+            return SwitchSpec(
+                target=self.target,  # type: ignore[arg-type]
+                grpc_addr=w.grpc_addr,
+                device_id=w.device_id,
+                cpu_port=CPU_PORT,
+                log_file=self.workdir / "logs" / f"{group[0]}+{len(group) - 1}.log",
+                args=("--chassis", str(self.chassis_file(name)), *self.switch_args),
+            )
         return SwitchSpec(
             target=self.target,  # type: ignore[arg-type]
             ports=w.ports,
@@ -216,19 +237,55 @@ class FabricRun:
             args=self.switch_args,
         )
 
+    def _pack(self) -> None:
+        """Group the switches `switches_per_process` at a time (in topology order); every
+        switch of a group takes the gRPC address of the group's first."""
+        assert self.wiring is not None
+        names = list(self.wiring.switches)
+        n = self.switches_per_process
+        for i in range(0, len(names), n):
+            group = tuple(names[i : i + n])
+            addr = self.wiring.switches[group[0]].grpc_addr
+            for name in group:
+                self.groups[name] = group
+                w = self.wiring.switches[name]
+                self.wiring.switches[name] = replace(w, grpc_addr=addr)
+
+    def chassis_file(self, name: str) -> Path:
+        """The `softswitch --chassis` file of the process of switch `name` (written here)."""
+        assert self.wiring is not None
+        group = self.groups[name]
+        path = self.workdir / "chassis" / f"{group[0]}.json"
+        devices = [
+            {
+                "device_id": self.wiring.switches[n].device_id,
+                "name": n,
+                "ports": [[p, spec] for p, spec in self.wiring.switches[n].ports],
+            }
+            for n in group
+        ]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"devices": devices}, indent=1) + "\n")
+        return path
+
     def start_processes(self) -> None:
         """Start every switch of `self.wiring` and fill `self.handles` (name -> process),
         ready for P4Runtime. The hook a run that starts its switches another way overrides
         (fabricnet's Mininet run: one process per Mininet node, on its veths)."""
         assert self.wiring is not None
         for name in self.wiring.switches:  # all start at once, then wait for each
-            self.launch(name)
-        for h in self.handles.values():
-            h.wait_ready(60.0)
+            if name not in self.handles:
+                self.launch(name)
+        for h in {id(h): h for h in self.handles.values()}.values():
+            h.wait_ready(120.0)
 
     def launch(self, name: str) -> SwitchProcess:
-        """Start switch `name`'s process (not yet ready) and `adopt` it."""
-        return self.adopt(name, SwitchProcess(self.spec(name)).start())
+        """Start switch `name`'s process (not yet ready) and `adopt` it (with several
+        switches per process: for every switch of its process)."""
+        h = SwitchProcess(self.spec(name)).start()
+        for other in self.groups.get(name, (name,)):
+            self.adopt(other, h)
+        return h
 
     def adopt(self, name: str, h: SwitchProcess) -> SwitchProcess:
         """Make `h`, just started, the run's process for switch `name` and record it in the
@@ -240,7 +297,8 @@ class FabricRun:
         if self.ledger is not None:
             if old is not None and old is not h and old.proc is not None:
                 self.ledger.discard(old.pid)
-            self.ledger.add(name, h.pid, h.command())
+            if old is not h:
+                self.ledger.add(name, h.pid, h.command())
         return h
 
     def stop_switch(self, name: str) -> None:
@@ -351,16 +409,24 @@ class FabricRun:
 
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
-        """Recompute the desired state and write the difference everywhere."""
+        """Recompute the desired state and write the difference to every switch whose
+        desired state changed (read back and compared, as any sync); a switch whose
+        desired state is the same is left alone (a restarted or reprogrammed one is the
+        watcher's to restore)."""
         assert self.sessions is not None
         with self.lock:
-            self.sessions.set_desired(self.desired_state(self))
-            res = self.sessions.sync_all()
+            desired = self.desired_state(self)
+            changed = [
+                n for n, ents in desired.items() if _state(ents) != _state(self.sessions[n].desired)
+            ]
+            self.sessions.set_desired({n: desired[n] for n in changed})
+            res = self.sessions.sync_all(changed)
         return {
             "inserted": sum(r.inserted for r in res.values()),
             "modified": sum(r.modified for r in res.values()),
             "deleted": sum(r.deleted for r in res.values()),
             "writes": sum(r.writes for r in res.values()),
+            "switches": sum(1 for r in res.values() if r.changed),
         }
 
     def set_link(self, a: str, b: str, up: bool) -> dict[str, Any]:
@@ -434,10 +500,6 @@ class FabricRun:
             except Exception:
                 self.policy = old
                 raise
-        assert self.sessions is not None
-        out["switches"] = sum(
-            1 for sw in self.sessions.switches.values() if sw.counts.history[-1].changed
-        )
         out["mode"] = mode.label
         return out
 
@@ -516,3 +578,8 @@ class FabricRun:
             self.collector = None
         if errors:
             log.warning("stopping switches: %s", "; ".join(errors))
+
+
+def _state(entities: list[Entity]) -> set[tuple[Any, Any]]:
+    """A switch's desired entities as a comparable set."""
+    return {(identity(e), content(e)) for e in entities}

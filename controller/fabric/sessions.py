@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..entities import Entity, PacketIn
+from ..p4info import P4Schema
 from .pool import WorkerPool
 from .switch import ManagedSwitch, Pipeline, SwitchTarget, SyncResult
 
@@ -64,10 +65,19 @@ class FabricSessions:
         table_order: Sequence[str] = (),
     ) -> None:
         self.switches: dict[str, ManagedSwitch] = {}
+        schemas: dict[int, P4Schema] = {}  # one per pipeline: the encoders of its switches too
         for t in targets:
             pipe = pipeline if isinstance(pipeline, Pipeline) else pipeline[t.name]
+            schema = schemas.get(id(pipe))
+            if schema is None:
+                schema = schemas[id(pipe)] = P4Schema(pipe.p4info)
             self.switches[t.name] = ManagedSwitch(
-                t, pipe, election_id=election_id, batch_size=batch_size, table_order=table_order
+                t,
+                pipe,
+                election_id=election_id,
+                batch_size=batch_size,
+                table_order=table_order,
+                schema=schema,
             )
         self.pool = WorkerPool(workers)
         self.events: deque[RestoreEvent] = deque(maxlen=1000)

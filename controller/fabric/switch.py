@@ -96,13 +96,15 @@ class ManagedSwitch:
         managed_tables: Sequence[str] | None = None,
         table_order: Sequence[str] = (),
         rpc_timeout: float = 30.0,
+        schema: P4Schema | None = None,
     ) -> None:
         self.target = target
         self.pipeline = pipeline
         self.election_id = election_id
         self.batch_size = batch_size
         self.rpc_timeout = rpc_timeout
-        self.schema = P4Schema(pipeline.p4info)
+        # one schema per pipeline can serve many switches (their encoders are then shared)
+        self.schema = schema if schema is not None else P4Schema(pipeline.p4info)
         names = [t.name for t in self.schema.tables]
         self.managed_tables: list[str] = (
             [self.schema.table(t).name for t in managed_tables]

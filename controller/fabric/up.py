@@ -108,6 +108,7 @@ def _run_up(args: argparse.Namespace) -> int:
             desired_state=fabric_desired_state,
             target=args.target,
             switch_args=switch_args,
+            switches_per_process=getattr(args, "switches_per_process", 1),
             **common,
         )
     t0 = time.perf_counter()

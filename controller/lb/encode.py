@@ -13,6 +13,7 @@ lists the tables; docs/policy.md the policy.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -61,11 +62,8 @@ class FabricEncoder:
 
     @staticmethod
     def _route_key(prefix: str) -> tuple[str, dict[str, Lpm]]:
-        net = ipaddress.ip_network(prefix, strict=True)
-        table, field = (
-            ("routing_v6", "ipv6_dst") if net.version == 6 else ("routing_v4", "ipv4_dst")
-        )
-        return table, {field: Lpm(int(net.network_address), net.prefixlen)}
+        table, field, lpm = _parsed_route(prefix)
+        return table, {field: lpm}
 
     def route(self, prefix: str, group_id: int) -> TableEntry:
         """`prefix` (IPv4 or IPv6) to next-hop group `group_id`."""
@@ -392,3 +390,12 @@ def _prefix_ternary(prefix: str, width: int) -> Ternary:
     host_bits = net.max_prefixlen - net.prefixlen
     mask = full & ~((1 << host_bits) - 1)
     return Ternary(int(net.network_address) & mask, mask)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _parsed_route(prefix: str) -> tuple[str, str, Lpm]:
+    """The routing table, field and match of `prefix`, parsed once: a fabric's switches
+    name the same few prefixes tens of thousands of times (a k=16 fat-tree: 41,856 routes)."""
+    net = ipaddress.ip_network(prefix, strict=True)
+    table, field = ("routing_v6", "ipv6_dst") if net.version == 6 else ("routing_v4", "ipv4_dst")
+    return table, field, Lpm(int(net.network_address), net.prefixlen)

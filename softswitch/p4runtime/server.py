@@ -1,36 +1,36 @@
-"""softswitch's P4Runtime server: the `p4.v1.P4Runtime` gRPC service over a SwitchRuntime.
+"""softswitch's P4Runtime server: the `p4.v1.P4Runtime` gRPC service over one or more
+SwitchRuntimes, each a device with its own P4Runtime device id (a chassis).
 
     server = P4RuntimeServer(runtime, device_id=0, address="127.0.0.1:0")
+    server.add_device(other_runtime, device_id=1)      # optional: more devices
     port = server.start()      # the bound port; logs where it listens
     ...
     server.stop()
 
-RPCs (P4Runtime specification sections in quotes):
+Every request names its device: a `device_id` no device of the server has is NOT_FOUND
+(the specification: "If device_id does not match any of the devices known to the P4Runtime
+server ... the server must return a NOT_FOUND error"), in Write, Read,
+Set/GetForwardingPipelineConfig, Capabilities (when it names one) and in a stream's first
+MasterArbitrationUpdate (the stream ends with NOT_FOUND). A stream belongs to the device of
+its first arbitration update; with several devices, a message before it gets a
+`StreamError` PERMISSION_DENIED (with one device, that device's stream handler answers it).
+
+RPCs (P4Runtime specification sections in quotes), each on its device (`device.py`):
 
 * `Capabilities` ("Capabilities RPC"): the version of the installed `p4runtime` protobufs.
 * `StreamChannel` ("P4Runtime Stream Messages"): `stream.py` (packet I/O, digests,
   idle-timeout notifications), arbitration in `arbitration.py`.
 * `SetForwardingPipelineConfig` / `GetForwardingPipelineConfig`: `pipeline.py`.
-* `Write` ("Write RPC"): checks in the specification's order: device id (NOT_FOUND), role
-  (NOT_FOUND: only the default role exists), primary (PERMISSION_DENIED), pipeline
-  (FAILED_PRECONDITION); then the updates, each through `EntityStore.write`. If any fails
-  the status is UNKNOWN with one `p4.v1.Error` per update (`status.py`).
-  CONTINUE_ON_ERROR attempts every update. ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC are
-  UNIMPLEMENTED unless the entity store can `snapshot()` and `restore()` its state; then
-  the batch runs under the runtime lock (no packet sees part of it) and is undone on the
-  first error (the failed update carries its error, the others ABORTED).
-* `Read` ("Read RPC"): device id and pipeline checks, then each entity of the request
-  through `EntityStore.read` with writes held off; a request that fails gives a
-  `p4.v1.Error` in an UNKNOWN status after the entities of the ones that succeeded.
+* `Write` ("Write RPC") and `Read` ("Read RPC"): `device.py`.
 
-Concurrency: gRPC runs handlers on a thread pool. `Write`, `Read`, the pipeline RPCs and
-arbitration are serialised by one control lock (so a new primary waits for writes in
-flight, as "Rules for Handling MasterArbitrationUpdate Messages" asks); every switch
-access holds `runtime.lock`. Packet-in and digest callbacks from the runtime never take
-the control lock.
+Concurrency: gRPC runs handlers on a thread pool (a StreamChannel holds one worker while it
+is open, so the pool has room for one stream per device beside `max_workers`). Each device
+serialises its own RPCs (`device.py`); devices never wait for each other. One thread scans
+every device's idle timeouts.
 
 `load_config` turns a `p4_device_config` into a program (default: compile it; the
-`softswitch` command passes a `ProgramCache`'s `load`, which reuses earlier compilations).
+`softswitch` command passes a `ProgramCache`'s `load`, which reuses earlier compilations,
+and shares one program between the devices that push the same config).
 
 `policy` chooses between BMv2's behaviour ("bmv2", the default) and the letter of the
 specification ("spec") where they differ: promotion of the next primary when the primary's
@@ -41,9 +41,7 @@ that is missing or empty (zero vs INVALID_ARGUMENT).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -54,11 +52,11 @@ import grpc
 
 from p4rt_proto import p4runtime_pb2
 
-from ..engine.errors import SwitchError
-from .arbitration import Arbiter, Policy, election_id
-from .errors import P4RuntimeError, from_switch_error
-from .pipeline import EntityStoreLike, Pipeline, Pipelines, RuntimeLike, StoreFactory
-from .status import RpcAbort, Undecodable, abort, batch_status, decoder, ok_error, p4_error
+from .arbitration import Arbiter, Policy
+from .device import P4RuntimeDevice
+from .errors import P4RuntimeError
+from .pipeline import Pipelines, RuntimeLike, StoreFactory
+from .status import SPACE, RpcAbort, Undecodable, abort, decoder, status_code
 from .stream import DigestEngine, IdleTimeouts, StreamHandler
 
 __all__ = ["P4RuntimeServer", "api_version"]
@@ -67,10 +65,6 @@ log = logging.getLogger("softswitch.p4runtime")
 
 _FALLBACK_VERSION = "1.6.0"  # the p4runtime version pyproject.toml pins
 _MAX_MESSAGE = 256 * 1024 * 1024  # as BMv2's PI server
-_READ_CHUNK = 1 << 20  # bytes of entities per ReadResponse
-_LOCK_CHUNK = 64  # updates written per hold of the runtime lock
-_W = p4runtime_pb2.WriteRequest
-_U = p4runtime_pb2.Update
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -84,14 +78,9 @@ def api_version() -> str:
         return _FALLBACK_VERSION
 
 
-def _entity_store(switch: Any, p4info: Any) -> EntityStoreLike:
-    from .entities import EntityStore
-
-    return EntityStore(switch, p4info)
-
-
 class P4RuntimeServer:
-    """The P4Runtime service for the switch of `runtime`, as device `device_id`."""
+    """The P4Runtime service for the switch of `runtime`, as device `device_id`; more
+    devices with `add_device` (before or after `start`)."""
 
     def __init__(
         self,
@@ -106,37 +95,96 @@ class P4RuntimeServer:
         idle_scan_s: float = 0.1,
         after_commit: Callable[[], None] | None = None,
     ) -> None:
-        self.runtime = runtime
-        # called after SetForwardingPipelineConfig changed the live pipeline (the
-        # `softswitch` process refreezes its heap there: softswitch.heap)
-        self.after_commit = after_commit
-        self.device_id = device_id
         self.address = address
         self.policy = policy
         self.max_workers = max_workers
+        self.idle_scan_s = idle_scan_s
         self.port: int | None = None
-        self.control = threading.RLock()
-        self.pipelines = Pipelines(runtime, store_factory or _entity_store, policy, load_config)
-        self.digests = DigestEngine(self._to_primary)
-        self.arbiter = Arbiter(device_id, policy, on_primary_change=self.digests.clear_cache)
-        self.streams = StreamHandler(
-            self.arbiter,
-            self.pipelines,
-            runtime,
-            self.digests,
-            self.control,
-            strict=policy == "spec",
-        )
-        self.idle_timeouts = IdleTimeouts(
-            self.pipelines,
-            runtime,
-            self._to_primary,
-            lambda: self.arbiter.primary is not None,
-            idle_scan_s,
-        )
+        self._store_factory = store_factory
+        self._load_config = load_config
+        self.devices: dict[int, P4RuntimeDevice] = {}
         self._server: grpc.Server | None = None
-        self._listening = False
-        self._running = False
+        self.first = self.add_device(runtime, device_id, after_commit=after_commit)
+        self._stopping = threading.Event()
+        self._idle_thread: threading.Thread | None = None
+
+    def add_device(
+        self,
+        runtime: RuntimeLike,
+        device_id: int,
+        *,
+        after_commit: Callable[[], None] | None = None,
+    ) -> P4RuntimeDevice:
+        """Serve `runtime` as device `device_id` too (ValueError if the id is taken)."""
+        if device_id in self.devices:
+            raise ValueError(f"device id {device_id} is already served")
+        dev = P4RuntimeDevice(
+            runtime,
+            device_id,
+            policy=self.policy,
+            store_factory=self._store_factory,
+            load_config=self._load_config,
+            idle_scan_s=self.idle_scan_s,
+            after_commit=after_commit,
+        )
+        self.devices[device_id] = dev
+        if self._server is not None:
+            dev.start()
+        return dev
+
+    def device(self, device_id: int) -> P4RuntimeDevice:
+        """The device with this id; NOT_FOUND (P4RuntimeError) if the server has none."""
+        dev = self.devices.get(device_id)
+        if dev is None:
+            raise P4RuntimeError(grpc.StatusCode.NOT_FOUND, self._unknown(device_id))
+        return dev
+
+    def _unknown(self, device_id: int) -> str:
+        ids = sorted(self.devices)
+        shown = ", ".join(map(str, ids[:8])) + (", ..." if len(ids) > 8 else "")
+        return f"unknown device id {device_id} (this server has device {shown})"
+
+    # the first device's parts, as a one-device server always had them
+    @property
+    def runtime(self) -> RuntimeLike:
+        return self.first.runtime
+
+    @property
+    def device_id(self) -> int:
+        return self.first.device_id
+
+    @property
+    def pipelines(self) -> Pipelines:
+        return self.first.pipelines
+
+    @property
+    def arbiter(self) -> Arbiter:
+        return self.first.arbiter
+
+    @property
+    def streams(self) -> StreamHandler:
+        return self.first.streams
+
+    @property
+    def digests(self) -> DigestEngine:
+        return self.first.digests
+
+    @property
+    def idle_timeouts(self) -> IdleTimeouts:
+        return self.first.idle_timeouts
+
+    @property
+    def control(self) -> threading.RLock:
+        return self.first.control
+
+    def check_device(self, device_id: int) -> None:
+        self.device(device_id)
+
+    def write(self, request: Any) -> None:
+        self.device(request.device_id).write(request)
+
+    def read(self, request: Any) -> tuple[list[Any], Any]:
+        return self.device(request.device_id).read(request)
 
     @functools.cached_property
     def api_version(self) -> str:
@@ -148,8 +196,10 @@ class P4RuntimeServer:
         """Listen and serve; returns the bound port (address "host:0" picks a free one)."""
         if self._server is not None:
             raise RuntimeError("the P4Runtime server is already running")
+        # a StreamChannel holds a worker while it is open: room for one per device
+        workers = self.max_workers + (len(self.devices) if len(self.devices) > 1 else 0)
         server = grpc.server(
-            ThreadPoolExecutor(self.max_workers, thread_name_prefix="p4rt"),
+            ThreadPoolExecutor(workers, thread_name_prefix="p4rt"),
             options=[
                 ("grpc.so_reuseport", 0),
                 ("grpc.max_receive_message_length", _MAX_MESSAGE),
@@ -163,22 +213,18 @@ class P4RuntimeServer:
             raise OSError(f"P4Runtime server cannot listen on {self.address}: {e}") from None
         if not port:
             raise OSError(f"P4Runtime server cannot listen on {self.address}")
-        if not self._listening:
-            self.runtime.add_cpu_listener(self._on_cpu_packet)
-            self.runtime.add_digest_listener(self._on_digest)
-            self._listening = True
-        try:
-            self.pipelines.adopt()
-        except Exception:  # noqa: BLE001 - serve anyway; a pipeline can still be pushed
-            log.exception("P4Runtime: cannot serve the program the switch runs")
-        self._running = True
-        self.digests.start()
-        self.idle_timeouts.start()
+        for dev in self.devices.values():
+            dev.start()
+        self._stopping.clear()
+        self._idle_thread = threading.Thread(target=self._scan_idle, name="p4rt-idle", daemon=True)
+        self._idle_thread.start()
         server.start()
         self._server = server
         self.port = port
         host = self.address.rsplit(":", 1)[0]
-        log.info("P4Runtime server (device id %d) listening on %s:%d", self.device_id, host, port)
+        ids = sorted(self.devices)
+        which = f"device id {ids[0]}" if len(ids) == 1 else f"{len(ids)} devices"
+        log.info("P4Runtime server (%s) listening on %s:%d", which, host, port)
         return port
 
     def stop(self, grace: float | None = None) -> None:
@@ -186,11 +232,15 @@ class P4RuntimeServer:
         server, self._server = self._server, None
         if server is None:
             return
-        self._running = False
-        self.streams.close_all()
+        for dev in self.devices.values():
+            dev.stop()
         server.stop(grace).wait()
-        self.digests.stop()
-        self.idle_timeouts.stop()
+        self._stopping.set()
+        if self._idle_thread is not None:
+            self._idle_thread.join(timeout=5)
+            self._idle_thread = None
+        for dev in self.devices.values():
+            dev.stop_timers()
         log.info("P4Runtime server on port %s stopped", self.port)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -207,230 +257,55 @@ class P4RuntimeServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # ------------------------------------------------------------ runtime callbacks
-    def _on_cpu_packet(self, data: bytes) -> None:
-        if self._running:
-            self.streams.on_cpu_packet(data)
+    def _scan_idle(self) -> None:
+        """Every device's idle timeouts, every `idle_scan_s` seconds, on one thread."""
+        while not self._stopping.wait(self.idle_scan_s):
+            for dev in list(self.devices.values()):
+                try:
+                    dev.idle_timeouts.scan()
+                except Exception:  # noqa: BLE001 - keep scanning
+                    log.exception("P4Runtime: idle timeout scan of device %d", dev.device_id)
 
-    def _on_digest(self, digest: Any) -> None:
-        if self._running:
-            self.streams.on_digest(digest)
-
-    def _to_primary(self, msg: Any) -> bool:
-        return self.arbiter.send_to_primary(msg, True)
-
-    # ------------------------------------------------------------ checks shared by RPCs
-    def check_device(self, device_id: int) -> None:
-        if device_id != self.device_id:
-            raise P4RuntimeError(
-                grpc.StatusCode.NOT_FOUND,
-                f"unknown device id {device_id} (this server has device {self.device_id})",
-            )
-
-    def check_role(self, request: Any) -> None:
-        role = getattr(request, "role", "")
-        role_id = getattr(request, "role_id", 0)
-        if role or role_id:
-            raise P4RuntimeError(
-                grpc.StatusCode.NOT_FOUND,
-                f"unknown role {role or role_id!r} (softswitch has only the default role)",
-            )
-
-    def check_primary(self, request: Any) -> None:
-        eid = election_id(request)
-        if not self.arbiter.may_write(eid):
-            shown = "unset" if eid is None else str(eid)
-            raise P4RuntimeError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"not the primary controller (election id {shown})",
-            )
-
-    def target_pipeline(self) -> Pipeline:
-        pipe = self.pipelines.target()
-        if pipe is None:
-            raise P4RuntimeError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "No forwarding pipeline config set for this device",
-            )
-        return pipe
-
-    # ------------------------------------------------------------ Write
-    def write(self, request: Any) -> None:
-        self.check_device(request.device_id)
-        self.check_role(request)
-        with self.control, _collector_paused():
-            self.check_primary(request)
-            pipe = self.target_pipeline()
-            atomicity = request.atomicity
-            if atomicity == _W.CONTINUE_ON_ERROR:
-                errors = self._write_all(pipe.store, request.updates)
-            elif atomicity in (_W.ROLLBACK_ON_ERROR, _W.DATAPLANE_ATOMIC):
-                errors = self._write_atomic(pipe.store, request, atomicity)
-            else:
-                raise P4RuntimeError(
-                    grpc.StatusCode.INVALID_ARGUMENT, f"unknown atomicity {atomicity}"
-                )
-        failed = [(i, e) for i, e in enumerate(errors) if e is not None]
-        if not failed:
+    # ------------------------------------------------------------ StreamChannel
+    def serve_stream(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+        """A StreamChannel: with one device, that device's; with several, the device of the
+        first MasterArbitrationUpdate (NOT_FOUND if none has its id)."""
+        if len(self.devices) == 1:
+            yield from self.first.streams.serve(requests, context)
             return
-        i, first = failed[0]
-        message = (
-            f"Write failure: {len(failed)} of {len(errors)} updates failed "
-            f"(update {i}: {first.code.name}: {first.message})"
-        )
-        details = [ok_error() if e is None else p4_error(e.code, e.message) for e in errors]
-        raise RpcAbort(grpc.StatusCode.UNKNOWN, message, batch_status(details, message))
-
-    def _write_all(self, store: EntityStoreLike, updates: Any) -> list[P4RuntimeError | None]:
-        """Each update in order, its error or None. The runtime lock is taken once per
-        `_LOCK_CHUNK` updates, not per update: packets wait at most for one chunk. Runs of
-        plain table entry INSERTs and DELETEs go through the store's `write_run` (when it
-        has one), which stops at the first update it declines, before changing anything
-        for it; that update takes `_write_one`. The store's `settle` brings the changed
-        tables' lookups up to date before the lock is released."""
-        run = getattr(store, "write_run", None)
-        settle = getattr(store, "settle", None)
-        lock = self.runtime.lock
-        errors: list[P4RuntimeError | None] = []
-        n = len(updates)
-        for start in range(0, n, _LOCK_CHUNK):
-            stop = min(n, start + _LOCK_CHUNK)
-            i = start
-            with lock:
-                try:
-                    while i < stop:
-                        if run is not None:
-                            try:
-                                i = run(updates, i, stop, errors)
-                            except Exception as e:  # noqa: BLE001 - as _write_one does
-                                i = len(errors)  # the update that raised
-                                errors.append(_internal(e, updates[i]))
-                                i += 1
-                                continue
-                            if i == stop:
-                                break
-                        errors.append(self._write_one(store, updates[i]))
-                        i += 1
-                finally:
-                    if settle is not None:
-                        settle()  # before the lock lets a packet look a table up
-        return errors
-
-    def _write_one(self, store: EntityStoreLike, update: Any) -> P4RuntimeError | None:
-        if update.type not in (_U.INSERT, _U.MODIFY, _U.DELETE):
-            return P4RuntimeError(grpc.StatusCode.INVALID_ARGUMENT, "update type is not set")
-        if update.entity.WhichOneof("entity") is None:
-            return P4RuntimeError(grpc.StatusCode.INVALID_ARGUMENT, "update entity is not set")
-        try:
-            with self.runtime.lock:
-                store.write(update)
-        except P4RuntimeError as e:
-            return e
-        except SwitchError as e:
-            return from_switch_error(e)
-        except Exception as e:  # noqa: BLE001 - a bug must not take the server down
-            return _internal(e, update)
-        return None
-
-    def _write_atomic(
-        self, store: Any, request: Any, atomicity: int
-    ) -> list[P4RuntimeError | None]:
-        if not (hasattr(store, "snapshot") and hasattr(store, "restore")):
-            name = _W.Atomicity.Name(atomicity)
-            raise P4RuntimeError(grpc.StatusCode.UNIMPLEMENTED, f"{name} is not supported")
-        updates = list(request.updates)
-        with self.runtime.lock:  # no packet sees part of the batch
-            token = store.snapshot()
-            for i, u in enumerate(updates):
-                err = self._write_one(store, u)
-                if err is None:
-                    continue
-                store.restore(token)
-                aborted = P4RuntimeError(grpc.StatusCode.ABORTED, f"rolled back: update {i} failed")
-                skipped = P4RuntimeError(
-                    grpc.StatusCode.ABORTED, f"not attempted: update {i} failed"
-                )
-                out: list[P4RuntimeError | None] = [aborted] * i
-                return [*out, err] + [skipped] * (len(updates) - i - 1)
-        return [None] * len(updates)
-
-    # ------------------------------------------------------------ Read
-    def read(self, request: Any) -> tuple[list[Any], Any]:
-        """(ReadResponses, google.rpc.Status or None) of a ReadRequest."""
-        self.check_device(request.device_id)
-        self.check_role(request)
-        entities: list[Any] = []
-        errors: list[Any] = []
-        failed: list[tuple[int, P4RuntimeError]] = []
-        with self.control:
-            store = self.target_pipeline().store
-            for i, query in enumerate(request.entities):
-                try:
-                    if query.WhichOneof("entity") is None:
-                        raise P4RuntimeError(grpc.StatusCode.INVALID_ARGUMENT, "entity is not set")
-                    with self.runtime.lock:
-                        got = list(store.read(query))
-                except P4RuntimeError as e:
-                    err = e
-                except SwitchError as e:
-                    err = from_switch_error(e)
-                except Exception as e:  # noqa: BLE001
-                    log.exception("P4Runtime: read of %s", query.WhichOneof("entity"))
-                    err = P4RuntimeError(grpc.StatusCode.INTERNAL, f"internal error: {e!r}")
-                else:
-                    entities.extend(got)
-                    errors.append(ok_error())
-                    continue
-                failed.append((i, err))
-                errors.append(p4_error(err.code, err.message))
-        responses = list(_chunks(entities))
-        if not failed:
-            return responses, None
-        i, first = failed[0]
-        message = (
-            f"Read failure: {len(failed)} of {len(errors)} requests failed "
-            f"(request {i}: {first.code.name}: {first.message})"
-        )
-        return responses, batch_status(errors, message)
+        it = iter(requests)
+        for req in it:
+            if isinstance(req, Undecodable):
+                raise RpcAbort(grpc.StatusCode.INVALID_ARGUMENT, req.message)
+            if req.WhichOneof("update") != "arbitration":
+                yield _before_arbitration(req)
+                continue
+            dev = self.devices.get(req.arbitration.device_id)
+            if dev is None:
+                raise RpcAbort(grpc.StatusCode.NOT_FOUND, self._unknown(req.arbitration.device_id))
+            yield from dev.streams.serve(_chain(req, it), context)
+            return
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector off while a batch is written. A batch leaves a
-    few tracked objects per table entry (the entry, its matches, its result); collections
-    that their growing number triggers would walk them all again and again, about a third
-    of a large batch's time. Reference counting still frees what the batch drops, and the
-    collector runs again at its next threshold after the batch. Writes are serialised by
-    the control lock, so only one batch at a time switches it off and on."""
-    if not gc.isenabled():  # switched off by the application: leave it so
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
 
 
-def _internal(e: Exception, update: Any) -> P4RuntimeError:
-    """INTERNAL for a write that raised what no write should (logged with its traceback)."""
-    log.exception("P4Runtime: write of %s", update.entity.WhichOneof("entity"))
-    return P4RuntimeError(grpc.StatusCode.INTERNAL, f"internal error: {e!r}")
-
-
-def _chunks(entities: list[Any]) -> Iterator[Any]:
-    """ReadResponses of about `_READ_CHUNK` bytes each (at least one, maybe empty)."""
-    resp = p4runtime_pb2.ReadResponse()
-    size = 0
-    for e in entities:
-        n = e.ByteSize()
-        if size and size + n > _READ_CHUNK:
-            yield resp
-            resp = p4runtime_pb2.ReadResponse()
-            size = 0
-        resp.entities.append(e)
-        size += n
-    yield resp
+def _before_arbitration(req: Any) -> Any:
+    """The StreamError for a message that came before the stream named its device."""
+    msg = p4runtime_pb2.StreamMessageResponse()
+    msg.error.canonical_code = status_code(grpc.StatusCode.PERMISSION_DENIED)
+    msg.error.message = "a stream message before the MasterArbitrationUpdate naming its device"
+    msg.error.space = SPACE
+    kind = req.WhichOneof("update")
+    if kind == "packet":
+        msg.error.packet_out.packet_out.CopyFrom(req.packet)
+    elif kind == "digest_ack":
+        msg.error.digest_list_ack.digest_list_ack.CopyFrom(req.digest_ack)
+    elif kind == "other":
+        msg.error.other.other.CopyFrom(req.other)
+    return msg
 
 
 # ---------------------------------------------------------------- the gRPC servicer
@@ -482,7 +357,7 @@ class _Servicer:
     @_unary
     def Capabilities(self, request: Any, context: grpc.ServicerContext) -> Any:  # noqa: N802
         if request.device_id:
-            self.core.check_device(request.device_id)
+            self.core.device(request.device_id)
         return p4runtime_pb2.CapabilitiesResponse(p4runtime_api_version=self.core.api_version)
 
     @_unary
@@ -499,28 +374,16 @@ class _Servicer:
 
     @_unary
     def SetForwardingPipelineConfig(self, request: Any, context: grpc.ServicerContext) -> Any:  # noqa: N802
-        core = self.core
-        core.check_device(request.device_id)
-        core.check_role(request)
-        config = request.config if request.HasField("config") else None
-        with core.control:
-            core.check_primary(request)
-            if core.pipelines.set(request.action, config) is not None:
-                core.digests.reset()
-                if core.after_commit is not None:
-                    core.after_commit()
+        self.core.device(request.device_id).set_pipeline(request)
         return p4runtime_pb2.SetForwardingPipelineConfigResponse()
 
     @_unary
     def GetForwardingPipelineConfig(self, request: Any, context: grpc.ServicerContext) -> Any:  # noqa: N802
-        core = self.core
-        core.check_device(request.device_id)
-        with core.control:
-            return core.pipelines.get(request.response_type)
+        return self.core.device(request.device_id).get_pipeline(request)
 
     @_streaming
     def StreamChannel(self, request_iterator: Any, context: grpc.ServicerContext) -> Iterator[Any]:  # noqa: N802
-        yield from self.core.streams.serve(request_iterator, context)
+        yield from self.core.serve_stream(request_iterator, context)
 
 
 def _handlers(servicer: _Servicer) -> grpc.GenericRpcHandler:

@@ -16,12 +16,12 @@ from google.rpc import code_pb2
 from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
 from softswitch.compiler import compile_text
 from softswitch.engine.tables import Table
-from softswitch.p4runtime import server as server_mod
+from softswitch.p4runtime import device as device_mod
 from softswitch.p4runtime.status import RpcAbort, error_details
 
 from .test_fast_writes import DELETE, INSERT, SOURCE, World
 
-CHUNK = server_mod._LOCK_CHUNK  # updates per hold of the runtime lock
+CHUNK = device_mod._LOCK_CHUNK  # updates per hold of the runtime lock
 
 
 @pytest.fixture(scope="module")

@@ -148,3 +148,41 @@ def test_bad_udp_spec_is_a_start_up_error() -> None:
         timeout=60,
     )
     assert r.returncode == 1 and "expected udp:LOCAL_HOST:PORT,REMOTE_HOST:PORT" in r.stderr
+
+
+def test_two_switches_in_one_chassis_process(tmp_path: Path) -> None:
+    """h1 -- [sw1] 1..2 ==== 1 [sw2] 2 -- h2, both devices of one `--chassis` process (one
+    UDP receive thread for all four ports): a frame crosses both, each way."""
+    import json
+
+    src = tmp_path / "cross.p4"
+    src.write_text(CROSS)
+    cfg = tmp_path / "cross.json"
+    assert main(["compile", str(src), "-o", str(cfg)]) == 0
+    h1, a1, a2, b1, b2, h2 = free_udp_ports(6)
+    ep = lambda local, remote: f"udp:127.0.0.1:{local},127.0.0.1:{remote}"  # noqa: E731
+    chassis = tmp_path / "chassis.json"
+    devices = [
+        {"device_id": 1, "name": "sw1", "ports": [[1, ep(a1, h1)], [2, ep(a2, b1)]]},
+        {"device_id": 2, "name": "sw2", "ports": [[1, ep(b1, a2)], [2, ep(b2, h2)]]},
+    ]
+    chassis.write_text(json.dumps({"devices": devices}))
+    args = [str(cfg), "--chassis", str(chassis), "--", "--grpc-server-addr", "127.0.0.1:0"]
+    with SwitchProcess(args) as sw, host(h1) as s1, host(h2) as s2:
+        sw.wait_line("softswitch ready")
+        s1.sendto(b"through-two-switches", ("127.0.0.1", a1))
+        assert s2.recvfrom(2048)[0] == b"through-two-switches"
+        s2.sendto(b"and-back", ("127.0.0.1", b2))
+        assert s1.recvfrom(2048)[0] == b"and-back"
+
+
+def test_bad_chassis_file_is_a_start_up_error(tmp_path: Path) -> None:
+    bad = tmp_path / "chassis.json"
+    bad.write_text('{"devices": [{"device_id": 1}, {"device_id": 1}]}')
+    r = subprocess.run(
+        [*softswitch_cmd(), "--no-p4", "--chassis", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1 and "a device_id appears twice" in r.stderr
