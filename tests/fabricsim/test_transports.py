@@ -1,0 +1,170 @@
+"""Each transport's control law against updates computed by hand, and the bounded
+reorder window of a selective-repeat receiver."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from fabricsim.frames import FlowFrames
+from fabricsim.receivers import Receiver
+from fabricsim.transports import make_transport, transport_params
+from fabricsim.transports.base import IntHop, PathInfo
+from fabricsim.transports.dcqcn import Dcqcn, DcqcnParams
+from fabricsim.transports.dctcp import Dctcp, DctcpParams
+from fabricsim.transports.hpcc import Hpcc, HpccParams
+from fabricsim.transports.ndp import Ndp
+
+PATH = PathInfo(line_rate_bps=100e9, base_rtt_ns=10_000, packet_bytes=1_000)
+
+
+def test_dcqcn_cut_and_timer_recovery() -> None:
+    cc = Dcqcn(PATH, DcqcnParams())
+    assert cc.rate_bps(0) == 100e9 and cc.window() == math.inf
+    cc.on_cnp(0)  # alpha starts at 1: the rate halves, the target keeps line rate
+    assert cc.rate_bps(0) == pytest.approx(50e9)
+    assert cc.alpha == pytest.approx(1.0)
+    # 300 us later the rate timer fires once: with F = 1 the timer count (1) has reached F
+    # and the byte count (0) has not, so additive increase (target capped at line rate),
+    # and the rate moves halfway to it
+    assert cc.rate_bps(299_999) == pytest.approx(50e9)
+    assert cc.rate_bps(300_000) == pytest.approx(75e9)
+    assert cc.rate_bps(600_000) == pytest.approx(87.5e9)
+
+
+def test_dcqcn_alpha_decays_per_period_and_sets_the_next_cut() -> None:
+    p = DcqcnParams()
+    cc = Dcqcn(PATH, p)
+    cc.on_cnp(0)
+    cc.rate_bps(10_000)  # ten alpha periods (1 us each) without a CNP
+    alpha = (1 - p.g) ** 10
+    assert cc.alpha == pytest.approx(alpha)
+    before = cc.rate_bps(10_000)
+    cc.on_cnp(10_000)
+    assert cc.rate_bps(10_000) == pytest.approx(before * (1 - alpha / 2))
+    assert cc.alpha == pytest.approx((1 - p.g) * alpha + p.g)
+    assert cc.target == pytest.approx(before)
+
+
+def test_dcqcn_byte_counter_drives_increase() -> None:
+    p = DcqcnParams(byte_counter=10_000, rate_timer_ns=10**9)
+    cc = Dcqcn(PATH, p)
+    cc.on_cnp(0)
+    for _ in range(9):
+        cc.on_send(1_000, 1_000)
+    assert cc.rate_bps(1_000) == pytest.approx(50e9)
+    cc.on_send(1_000, 1_000)  # the 10,000th byte: one byte-counter event
+    assert cc.rate_bps(1_000) == pytest.approx(75e9)
+
+
+def test_dctcp_window_after_a_marked_and_a_clean_window() -> None:
+    cc = Dctcp(PATH, DctcpParams(init_window=10))
+    for i in range(10):
+        cc.on_ack(0, 1, i < 5, None, ())
+    alpha = 15 / 16 + 0.5 / 16
+    assert cc.alpha == pytest.approx(alpha)
+    assert cc.window() == pytest.approx(10 * (1 - alpha / 2))
+    w = cc.window()
+    for _ in range(math.ceil(w)):
+        cc.on_ack(0, 1, False, None, ())
+    assert cc.window() == pytest.approx(w + 1)
+    assert cc.alpha == pytest.approx(alpha * 15 / 16)
+
+
+def test_dctcp_nack_halves_once_per_window() -> None:
+    cc = Dctcp(PATH, DctcpParams(init_window=16))
+    cc.on_nack(0)
+    assert cc.window() == 8
+    cc.on_nack(0)  # the same window's second loss
+    assert cc.window() == 8
+    for _ in range(9):
+        cc.on_send(0, 1_000)
+    cc.on_nack(0)
+    assert cc.window() == 4
+    cc.on_timeout(0)
+    assert cc.window() == 1
+
+
+def test_hpcc_window_from_int_records() -> None:
+    p = HpccParams()
+    cc = Hpcc(PATH, p)
+    w_init = 100e9 * 10_000 / 8e9  # B·T in bytes: 125,000
+    w_ai = w_init * (1 - 0.95) / 16
+    assert cc.window() == pytest.approx(w_init / 1_000)
+    cc.on_send(0, 1_000)
+    cc.on_ack(0, 1, False, 10_000, [IntHop(10, 0, 0, 100e9)])
+    # one microsecond later the hop has sent 12,500 bytes (line rate) with 10 packets queued
+    cc.on_ack(1_000, 1, False, 10_000, [IntHop(10, 12_500, 1_000, 100e9)])
+    u = 10 * 1_000 * 8e9 / (100e9 * 10_000) + 1.0  # queue term 0.08 + rate term 1
+    U = (1 - 0.1) * 1.0 + 0.1 * u  # tau = 1 us of T = 10 us
+    assert pytest.approx(U) == cc.U
+    assert pytest.approx(w_init / (U / 0.95) + w_ai) == cc.W
+    assert cc.rate_bps(0) == pytest.approx(cc.W * 8e9 / 10_000)
+
+
+def test_hpcc_additive_stage_when_under_eta() -> None:
+    cc = Hpcc(PATH, HpccParams(w_ai_bytes=1_000))
+    cc.Wc = cc.W = 50_000.0
+    cc.U = 0.5
+    cc.on_ack(0, 1, False, None, [IntHop(0, 0, 0, 100e9)])
+    cc.on_ack(10_000, 1, False, None, [IntHop(0, 62_500, 10_000, 100e9)])  # half rate
+    assert pytest.approx(0.5) == cc.U
+    assert pytest.approx(51_000) == cc.W
+    assert cc.inc_stage == 1
+
+
+def test_ndp_is_pull_driven_with_a_bdp_of_credits() -> None:
+    cc = Ndp(PATH)
+    assert cc.pull_driven and cc.control_in_header_class
+    assert cc.initial_credits == math.ceil(PATH.bdp_packets)
+
+
+def test_unknown_transport_and_parameter_are_refused() -> None:
+    with pytest.raises(ValueError, match="transport 'tcp'"):
+        make_transport("tcp", PATH)
+    with pytest.raises(ValueError, match="no parameter 'gain'"):
+        transport_params("dcqcn", {"gain": 1.0})
+    assert transport_params("dcqcn", {"rate_timer_ns": 55_000.0}).rate_timer_ns == 55_000
+
+
+def _frames() -> FlowFrames:
+    return FlowFrames.build(
+        src_mac="00:00:00:00:00:01",
+        src_gw="00:00:00:00:01:00",
+        src_ip="10.0.1.1",
+        dst_mac="00:00:00:00:00:02",
+        dst_gw="00:00:00:00:02:00",
+        dst_ip="10.0.2.1",
+        sport=49152,
+        payload=1_000,
+        last_payload=100,
+        data_qp=1,
+        ack_qp=2,
+        dscp=0,
+    )
+
+
+def test_selective_receiver_drops_exactly_what_falls_outside_its_window() -> None:
+    rx = Receiver(0, 20, _frames(), "selective", window=4)
+    rx.deliver(0, False, False)  # expected 1: the window holds psn 1..4
+    for psn in (4, 5, 9, 2):
+        rx.deliver(psn, False, False)
+    assert rx.outside_window == 2  # 5 and 9
+    assert rx.held == 2  # 4 and 2
+    rx.deliver(1, False, False)  # fills the gap: expected moves to 3
+    assert rx.expected == 3
+    rx.deliver(5, False, False)  # inside the window now (3..6)
+    assert rx.outside_window == 2 and rx.held == 2
+    rx.deliver(4, False, False)
+    assert rx.duplicates == 1
+
+
+def test_go_back_n_receiver_nacks_once_per_gap() -> None:
+    rx = Receiver(0, 10, _frames(), "go_back_n")
+    assert len(rx.deliver(0, False, False)) == 1
+    assert len(rx.deliver(2, False, False)) == 1  # the NACK for 1
+    assert rx.deliver(3, False, False) == []  # the same gap: no second NACK
+    assert rx.expected == 1
+    rx.deliver(1, False, False)
+    assert rx.expected == 2
