@@ -1,0 +1,84 @@
+"""p4src/tna/fabric_tna.p4 must stay valid TNA/T2NA: p4test checks every profile
+against the Tofino architecture includes in $TNA_INCLUDE (they are not part of
+the project), and its P4Info must match the v1model one wherever a feature exists
+on both (same table, key, action and parameter names and widths)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+
+from p4rt_proto import p4info_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+TNA = ROOT / "p4src" / "tna" / "fabric_tna.p4"
+V1MODEL = ROOT / "p4src" / "fabric.p4"
+TOFINO_PROFILES = ["1", "2"]
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("p4test") is None, reason="p4test is not on PATH"),
+    pytest.mark.skipif(
+        not os.environ.get("TNA_INCLUDE"),
+        reason="TNA_INCLUDE (the directory holding tna.p4 and t2na.p4) is not set",
+    ),
+]
+
+
+def _p4test(args: list[str], out: Path) -> tuple[p4info_pb2.P4Info, str]:
+    run = subprocess.run(
+        ["p4test", "--std", "p4-16", *args, "--p4runtime-files", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    info = p4info_pb2.P4Info()
+    text_format.Parse(out.read_text(), info)
+    return info, run.stderr
+
+
+def _tna(tofino: str, tmp_path: Path) -> tuple[p4info_pb2.P4Info, str]:
+    include = os.environ["TNA_INCLUDE"]
+    return _p4test(
+        ["-I", include, f"-D__TARGET_TOFINO__={tofino}", str(TNA)],
+        tmp_path / f"tna{tofino}.p4info.txtpb",
+    )
+
+
+def _shape(info: p4info_pb2.P4Info) -> dict[str, object]:
+    """Table -> (keys with widths and match kinds, actions with parameter widths)."""
+    actions = {
+        a.preamble.id: (a.preamble.name, tuple((p.name, p.bitwidth) for p in a.params))
+        for a in info.actions
+    }
+    return {
+        t.preamble.name: (
+            tuple((f.name, f.bitwidth, f.match_type) for f in t.match_fields),
+            {actions[r.id] for r in t.action_refs},
+        )
+        for t in info.tables
+    }
+
+
+@pytest.mark.parametrize("tofino", TOFINO_PROFILES)
+def test_p4test_accepts_tna_without_warnings(tofino: str, tmp_path: Path) -> None:
+    info, stderr = _tna(tofino, tmp_path)
+    assert [ln for ln in stderr.splitlines() if "warning" in ln] == []
+    assert len(info.tables) > 0
+
+
+@pytest.mark.parametrize("tofino", TOFINO_PROFILES)
+def test_tna_tables_match_v1model(tofino: str, tmp_path: Path) -> None:
+    tna = _shape(_tna(tofino, tmp_path)[0])
+    v1 = _shape(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
+    for name, (keys, actions) in tna.items():
+        assert name in v1, f"{name} has no v1model counterpart"
+        v1_keys, v1_actions = v1[name]
+        assert keys == v1_keys, name
+        # TNA may offer fewer modes (docs/tna.md), never another signature
+        assert actions <= v1_actions, (name, actions - v1_actions)
