@@ -9,6 +9,11 @@
 
 #include "include/shim.p4"
 
+// Profiles as ../fabric.p4: with none given, every feature TNA has is built.
+#if !defined(WITH_ECN) && !defined(WITH_CORE_ONLY)
+#define WITH_ECN
+#endif
+
 #include "../include/define.p4"
 #include "../include/size.p4"
 #include "../include/headers.p4"
@@ -18,6 +23,9 @@
 #include "include/hasher.p4"
 #include "include/routing.p4"
 #include "include/load_balance.p4"
+#ifdef WITH_ECN
+#include "include/ecn.p4"
+#endif // WITH_ECN
 
 control FabricIngress(inout headers_t hdr,
                       inout tna_metadata_t meta,
@@ -50,7 +58,14 @@ control FabricEgress(inout headers_t hdr,
                      in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+#ifdef WITH_ECN
+    Ecn() ecn;
+#endif // WITH_ECN
+
     apply {
+#ifdef WITH_ECN
+        ecn.apply(hdr, meta.bridged, eg_intr_md);
+#endif // WITH_ECN
     }
 }
 

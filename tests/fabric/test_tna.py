@@ -18,7 +18,8 @@ from p4rt_proto import p4info_pb2
 ROOT = Path(__file__).resolve().parents[2]
 TNA = ROOT / "p4src" / "tna" / "fabric_tna.p4"
 V1MODEL = ROOT / "p4src" / "fabric.p4"
-TOFINO_PROFILES = ["1", "2"]
+# (Tofino generation, profile defines): every TNA profile on both chips
+PROFILES = [(t, d) for t in ("1", "2") for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"])]
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("p4test") is None, reason="p4test is not on PATH"),
@@ -42,10 +43,10 @@ def _p4test(args: list[str], out: Path) -> tuple[p4info_pb2.P4Info, str]:
     return info, run.stderr
 
 
-def _tna(tofino: str, tmp_path: Path) -> tuple[p4info_pb2.P4Info, str]:
+def _tna(tofino: str, defines: list[str], tmp_path: Path) -> tuple[p4info_pb2.P4Info, str]:
     include = os.environ["TNA_INCLUDE"]
     return _p4test(
-        ["-I", include, f"-D__TARGET_TOFINO__={tofino}", str(TNA)],
+        ["-I", include, f"-D__TARGET_TOFINO__={tofino}", *defines, str(TNA)],
         tmp_path / f"tna{tofino}.p4info.txtpb",
     )
 
@@ -65,16 +66,22 @@ def _shape(info: p4info_pb2.P4Info) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("tofino", TOFINO_PROFILES)
-def test_p4test_accepts_tna_without_warnings(tofino: str, tmp_path: Path) -> None:
-    info, stderr = _tna(tofino, tmp_path)
+def _id(p: tuple[str, list[str]]) -> str:
+    return f"tofino{p[0]} " + (" ".join(p[1]) or "full")
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=_id)
+def test_p4test_accepts_tna_without_warnings(
+    profile: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    info, stderr = _tna(*profile, tmp_path)
     assert [ln for ln in stderr.splitlines() if "warning" in ln] == []
     assert len(info.tables) > 0
 
 
-@pytest.mark.parametrize("tofino", TOFINO_PROFILES)
-def test_tna_tables_match_v1model(tofino: str, tmp_path: Path) -> None:
-    tna = _shape(_tna(tofino, tmp_path)[0])
+@pytest.mark.parametrize("profile", PROFILES, ids=_id)
+def test_tna_tables_match_v1model(profile: tuple[str, list[str]], tmp_path: Path) -> None:
+    tna = _shape(_tna(*profile, tmp_path)[0])
     v1 = _shape(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
     for name, (keys, actions) in tna.items():
         assert name in v1, f"{name} has no v1model counterpart"
@@ -82,3 +89,9 @@ def test_tna_tables_match_v1model(tofino: str, tmp_path: Path) -> None:
         assert keys == v1_keys, name
         # TNA may offer fewer modes (docs/tna.md), never another signature
         assert actions <= v1_actions, (name, actions - v1_actions)
+
+
+def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
+    tables = _shape(_tna("1", [], tmp_path)[0])
+    assert "FabricEgress.ecn.ecn_config" in tables
+    assert "FabricIngress.load_balance.next_hop_member" in tables
