@@ -42,7 +42,8 @@ control FabricIngress(inout headers_t hdr,
         lookup_md_init.apply(hdr, meta.fab);
         hasher.apply(meta.fab);
         routing.apply(hdr, meta.fab, ig_tm_md);
-        load_balance.apply(hdr, meta.fab, ig_tm_md);
+        meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
+        load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
         // a drop reason set by any stage drops the packet in the deparser
         if (meta.fab.fwd.drop_reason != DROP_NONE) {
             ig_dprsr_md.drop_ctl = 1;

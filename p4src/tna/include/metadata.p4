@@ -15,9 +15,18 @@ header bridged_md_t {
     drop_reason_t drop_reason;
 }
 
+// Operands of TNA's stateful ALUs: a RegisterAction reads metadata, so the
+// flowlet clock and candidate live here rather than in control locals.
+struct tna_lb_metadata_t {
+    bit<32> now_us;
+    bit<32> candidate;
+    bit<1>  flowlet;
+}
+
 struct tna_metadata_t {
-    bridged_md_t     bridged;
-    local_metadata_t fab;
+    bridged_md_t      bridged;
+    local_metadata_t  fab;
+    tna_lb_metadata_t lb;
 }
 
 #endif  // __FABRIC_TNA_METADATA__

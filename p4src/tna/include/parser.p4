@@ -17,6 +17,7 @@ parser FabricIngressParser(packet_in pkt,
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         meta.fab = (local_metadata_t){ ... };
+        meta.lb = (tna_lb_metadata_t){ ... };
         meta.bridged.setValid();
         meta.bridged._pad0 = 0;
         meta.bridged._pad1 = 0;
@@ -135,6 +136,7 @@ parser FabricEgressParser(packet_in pkt,
     state start {
         pkt.extract(eg_intr_md);
         meta.fab = (local_metadata_t){ ... };
+        meta.lb = (tna_lb_metadata_t){ ... };
         pkt.extract(meta.bridged);
         transition parse_ethernet;
     }
