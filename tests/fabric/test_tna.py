@@ -95,3 +95,38 @@ def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
     tables = _shape(_tna("1", [], tmp_path)[0])
     assert "FabricEgress.ecn.ecn_config" in tables
     assert "FabricIngress.load_balance.next_hop_member" in tables
+
+
+def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
+    """The encoder's forwarding, group and ECN intents, encoded against each P4Info,
+    are the same P4Runtime messages (ids included: p4c derives them from the names);
+    modes TNA lacks fail in the encoder, naming the mode."""
+    from controller.codec import encode_entity
+    from controller.lb import FabricEncoder
+    from controller.lb.intent import NextHop
+    from controller.lb.policy import EcnStep, GroupMode
+    from controller.p4info import P4InfoError, P4Schema
+
+    v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
+    tna = P4Schema(_tna("2", [], tmp_path)[0])
+    encoders = {"v1model": FabricEncoder(v1), "tna": FabricEncoder(tna)}
+    schemas = {"v1model": v1, "tna": tna}
+    messages: dict[str, list[bytes]] = {}
+    for target, enc in encoders.items():
+        entities = [
+            enc.my_station("00:00:00:00:01:01"),
+            enc.route("10.0.1.0/24", 7),
+            enc.route("2001:db8::/32", 7),
+            enc.route_drop("10.9.0.0/16"),
+            enc.group(7, GroupMode("ecmp"), size=3),
+            enc.group(8, GroupMode("flowlet", gap_us=50), size=2, live=0b01),
+            enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
+            enc.ecn(4, EcnStep(threshold=20)),
+        ]
+        messages[target] = [
+            encode_entity(schemas[target], e).SerializeToString(deterministic=True)
+            for e in entities
+        ]
+    assert messages["tna"] == messages["v1model"]
+    with pytest.raises(P4InfoError, match="adaptive"):
+        encoders["tna"].group(9, GroupMode("adaptive"), size=2)
