@@ -51,7 +51,11 @@ def _tna(tofino: str, defines: list[str], tmp_path: Path) -> tuple[p4info_pb2.P4
     )
 
 
-def _shape(info: p4info_pb2.P4Info) -> dict[str, object]:
+Keys = tuple[tuple[str, int, int], ...]
+Actions = set[tuple[str, tuple[tuple[str, int], ...]]]
+
+
+def _shape(info: p4info_pb2.P4Info) -> dict[str, tuple[Keys, Actions]]:
     """Table -> (keys with widths and match kinds, actions with parameter widths)."""
     actions = {
         a.preamble.id: (a.preamble.name, tuple((p.name, p.bitwidth) for p in a.params))
