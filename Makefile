@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck bench bench-afpacket bench-cache clean ptf demo mininet-demo
+.PHONY: venv test lint typecheck bench bench-afpacket bench-cache clean ptf demo mininet-demo tna-check
 
 TARGET ?= softswitch
 # the Python trees ruff checks and formats
@@ -50,6 +50,21 @@ demo: $(STAMP)
 
 ptf: $(STAMP)
 	$(BIN)/python ptf_tests/run.py --target $(TARGET) $(if $(BMV2_CLI),--bmv2-cli $(BMV2_CLI))
+
+# the TNA pipeline (p4src/tna) on Tofino 1 and 2: TNA_INCLUDE=<dir with tna.p4, t2na.p4>
+P4TEST ?= p4test
+tna-check: $(STAMP)
+	@test -n "$(TNA_INCLUDE)" || { echo "tna-check: set TNA_INCLUDE to the directory holding tna.p4"; exit 2; }
+	mkdir -p build/tna
+	for t in 1 2; do for d in "" -DWITH_CORE_ONLY -DWITH_ECN; do \
+	  $(P4TEST) --std p4-16 -I $(TNA_INCLUDE) -D__TARGET_TOFINO__=$$t $$d \
+	    --p4runtime-files build/tna/tofino$$t$$d.p4info.txtpb p4src/tna/fabric_tna.p4 || exit 1; \
+	done; \
+	  if command -v bf-p4c >/dev/null; then \
+	    bf-p4c --std p4-16 --target tofino$$([ $$t = 2 ] && echo 2) --arch $$([ $$t = 2 ] && echo t2na || echo tna) \
+	      -o build/tna/tofino$$t p4src/tna/fabric_tna.p4 || exit 1; fi; \
+	done
+	TNA_INCLUDE=$(TNA_INCLUDE) PATH="$(dir $(shell command -v $(P4TEST))):$$PATH" $(BIN)/pytest -q tests/fabric/test_tna.py
 
 # the fabric in Mininet (root; Debian: apt-get install mininet iperf3 iputils-ping ethtool)
 mininet-demo: $(STAMP)

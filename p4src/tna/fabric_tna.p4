@@ -1,0 +1,80 @@
+// fabric_tna.p4 -- the sprayfabric data plane for TNA (Tofino 1) and T2NA
+// (Tofino 2, -D__TARGET_TOFINO__=2).
+//
+// Wiring only, as ../fabric.p4: header definitions, constants, sizes and the
+// architecture-free controls (LookupMdInit) come from ../include; controls that
+// touch intrinsic metadata have a TNA version in include/ with the same table
+// and action names, so the controller drives both targets with the same
+// intents. What exists on TNA so far and what does not: docs/tna.md.
+
+#include "include/shim.p4"
+
+// Profiles as ../fabric.p4: with none given, every feature TNA has is built.
+#if !defined(WITH_ECN) && !defined(WITH_CORE_ONLY)
+#define WITH_ECN
+#endif
+
+#include "../include/define.p4"
+#include "../include/size.p4"
+#include "../include/headers.p4"
+#include "../include/lookup_md_init.p4"
+#include "include/metadata.p4"
+#include "include/parser.p4"
+#include "include/hasher.p4"
+#include "include/routing.p4"
+#include "include/load_balance.p4"
+#ifdef WITH_ECN
+#include "include/ecn.p4"
+#endif // WITH_ECN
+
+control FabricIngress(inout headers_t hdr,
+                      inout tna_metadata_t meta,
+                      in ingress_intrinsic_metadata_t ig_intr_md,
+                      in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                      inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                      inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    LookupMdInit() lookup_md_init;
+    Hasher() hasher;
+    Routing() routing;
+    LoadBalance() load_balance;
+
+    apply {
+        lookup_md_init.apply(hdr, meta.fab);
+        hasher.apply(meta.fab);
+        routing.apply(hdr, meta.fab, ig_tm_md);
+        meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
+        load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
+        // a drop reason set by any stage drops the packet in the deparser
+        if (meta.fab.fwd.drop_reason != DROP_NONE) {
+            ig_dprsr_md.drop_ctl = 1;
+        }
+        meta.bridged.to_cpu = meta.fab.fwd.to_cpu;
+        meta.bridged.drop_reason = meta.fab.fwd.drop_reason;
+    }
+}
+
+control FabricEgress(inout headers_t hdr,
+                     inout tna_metadata_t meta,
+                     in egress_intrinsic_metadata_t eg_intr_md,
+                     in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                     inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                     inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+#ifdef WITH_ECN
+    Ecn() ecn;
+#endif // WITH_ECN
+
+    apply {
+#ifdef WITH_ECN
+        ecn.apply(hdr, meta.bridged, eg_intr_md);
+#endif // WITH_ECN
+    }
+}
+
+Pipeline(FabricIngressParser(),
+         FabricIngress(),
+         FabricIngressDeparser(),
+         FabricEgressParser(),
+         FabricEgress(),
+         FabricEgressDeparser()) pipe;
+
+Switch(pipe) main;

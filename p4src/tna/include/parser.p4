@@ -1,0 +1,185 @@
+// parser.p4 -- TNA parsers and deparsers.
+//
+// Ingress: TNA's intrinsic metadata and port metadata come first (the
+// architecture's tofino_parser-style prologue, written out here), then the same
+// header graph as the v1model parser. Egress parses the bridged header the
+// ingress deparser put in front, then the packet again. The INT metadata stack
+// is not parsed on TNA (no varbit in the Tofino parser): see docs/tna.md.
+
+#ifndef __FABRIC_TNA_PARSER__
+#define __FABRIC_TNA_PARSER__
+
+parser FabricIngressParser(packet_in pkt,
+                           out headers_t hdr,
+                           out tna_metadata_t meta,
+                           out ingress_intrinsic_metadata_t ig_intr_md) {
+    state start {
+        pkt.extract(ig_intr_md);
+        pkt.advance(PORT_METADATA_SIZE);
+        meta.fab = (local_metadata_t){ ... };
+        meta.lb = (tna_lb_metadata_t){ ... };
+        meta.bridged.setValid();
+        meta.bridged._pad0 = 0;
+        meta.bridged._pad1 = 0;
+        meta.bridged.ingress_port = ig_intr_md.ingress_port;
+        meta.bridged.to_cpu = 0;
+        meta.bridged.drop_reason = DROP_NONE;
+        meta.fab.fwd.from_cpu = 0;
+        meta.fab.fwd.to_cpu = 0;
+        meta.fab.fwd.routed = 0;
+        meta.fab.fwd.group_id = 0;
+        meta.fab.fwd.drop_reason = DROP_NONE;
+        meta.fab.lookup.ip_src = 0;
+        meta.fab.lookup.ip_dst = 0;
+        meta.fab.lookup.ip_proto = 0;
+        meta.fab.lookup.l4_sport = 0;
+        meta.fab.lookup.l4_dport = 0;
+        meta.fab.lookup.roce_qp = 0;
+        meta.fab.lb.member_index = 0;
+        meta.fab.lb.member_found = 0;
+        transition select(ig_intr_md.ingress_port) {
+            CPU_PORT: parse_packet_out;
+            default: parse_ethernet;
+        }
+    }
+
+    state parse_packet_out {
+        pkt.extract(hdr.packet_out);
+        meta.fab.fwd.from_cpu = 1;
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_VLAN: parse_vlan_tag;
+            ETHERTYPE_ARP: parse_arp;
+            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
+            default: accept;
+        }
+    }
+
+    state parse_vlan_tag {
+        pkt.extract(hdr.vlan_tag);
+        transition select(hdr.vlan_tag.ether_type) {
+            ETHERTYPE_ARP: parse_arp;
+            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
+            default: accept;
+        }
+    }
+
+    state parse_arp {
+        pkt.extract(hdr.arp);
+        transition accept;
+    }
+
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (IPV4_IHL_MIN, 0, IP_PROTO_TCP): parse_tcp;
+            (IPV4_IHL_MIN, 0, IP_PROTO_UDP): parse_udp;
+            default: accept;
+        }
+    }
+
+    state parse_ipv6 {
+        pkt.extract(hdr.ipv6);
+        transition select(hdr.ipv6.next_hdr) {
+            IP_PROTO_TCP: parse_tcp;
+            IP_PROTO_UDP: parse_udp;
+            default: accept;
+        }
+    }
+
+    state parse_tcp {
+        pkt.extract(hdr.tcp);
+        transition accept;
+    }
+
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            UDP_PORT_ROCEV2: parse_bth;
+            default: accept;
+        }
+    }
+
+    state parse_bth {
+        pkt.extract(hdr.bth);
+        transition accept;
+    }
+}
+
+control FabricIngressDeparser(packet_out pkt,
+                              inout headers_t hdr,
+                              in tna_metadata_t meta,
+                              in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    apply {
+        pkt.emit(meta.bridged);
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.vlan_tag);
+        pkt.emit(hdr.arp);
+        pkt.emit(hdr.ipv4);
+        pkt.emit(hdr.ipv6);
+        pkt.emit(hdr.tcp);
+        pkt.emit(hdr.udp);
+        pkt.emit(hdr.bth);
+    }
+}
+
+parser FabricEgressParser(packet_in pkt,
+                          out headers_t hdr,
+                          out tna_metadata_t meta,
+                          out egress_intrinsic_metadata_t eg_intr_md) {
+    state start {
+        pkt.extract(eg_intr_md);
+        meta.fab = (local_metadata_t){ ... };
+        meta.lb = (tna_lb_metadata_t){ ... };
+        pkt.extract(meta.bridged);
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
+            default: accept;
+        }
+    }
+
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition accept;
+    }
+
+    state parse_ipv6 {
+        pkt.extract(hdr.ipv6);
+        transition accept;
+    }
+}
+
+control FabricEgressDeparser(packet_out pkt,
+                             inout headers_t hdr,
+                             in tna_metadata_t meta,
+                             in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    Checksum() ipv4_checksum;
+
+    apply {
+        if (hdr.ipv4.isValid()) {
+            hdr.ipv4.hdr_checksum = ipv4_checksum.update({
+                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
+                hdr.ipv4.total_len, hdr.ipv4.identification, hdr.ipv4.flags,
+                hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
+                hdr.ipv4.src_addr, hdr.ipv4.dst_addr });
+        }
+        pkt.emit(hdr.packet_in);
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.ipv4);
+        pkt.emit(hdr.ipv6);
+    }
+}
+
+#endif  // __FABRIC_TNA_PARSER__

@@ -1,0 +1,136 @@
+"""p4src/tna/fabric_tna.p4 must stay valid TNA/T2NA: p4test checks every profile
+against the Tofino architecture includes in $TNA_INCLUDE (they are not part of
+the project), and its P4Info must match the v1model one wherever a feature exists
+on both (same table, key, action and parameter names and widths)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+
+from p4rt_proto import p4info_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+TNA = ROOT / "p4src" / "tna" / "fabric_tna.p4"
+V1MODEL = ROOT / "p4src" / "fabric.p4"
+# (Tofino generation, profile defines): every TNA profile on both chips
+PROFILES = [(t, d) for t in ("1", "2") for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"])]
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("p4test") is None, reason="p4test is not on PATH"),
+    pytest.mark.skipif(
+        not os.environ.get("TNA_INCLUDE"),
+        reason="TNA_INCLUDE (the directory holding tna.p4 and t2na.p4) is not set",
+    ),
+]
+
+
+def _p4test(args: list[str], out: Path) -> tuple[p4info_pb2.P4Info, str]:
+    run = subprocess.run(
+        ["p4test", "--std", "p4-16", *args, "--p4runtime-files", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    info = p4info_pb2.P4Info()
+    text_format.Parse(out.read_text(), info)
+    return info, run.stderr
+
+
+def _tna(tofino: str, defines: list[str], tmp_path: Path) -> tuple[p4info_pb2.P4Info, str]:
+    include = os.environ["TNA_INCLUDE"]
+    return _p4test(
+        ["-I", include, f"-D__TARGET_TOFINO__={tofino}", *defines, str(TNA)],
+        tmp_path / f"tna{tofino}.p4info.txtpb",
+    )
+
+
+Keys = tuple[tuple[str, int, int], ...]
+Actions = set[tuple[str, tuple[tuple[str, int], ...]]]
+
+
+def _shape(info: p4info_pb2.P4Info) -> dict[str, tuple[Keys, Actions]]:
+    """Table -> (keys with widths and match kinds, actions with parameter widths)."""
+    actions = {
+        a.preamble.id: (a.preamble.name, tuple((p.name, p.bitwidth) for p in a.params))
+        for a in info.actions
+    }
+    return {
+        t.preamble.name: (
+            tuple((f.name, f.bitwidth, f.match_type) for f in t.match_fields),
+            {actions[r.id] for r in t.action_refs},
+        )
+        for t in info.tables
+    }
+
+
+def _id(p: tuple[str, list[str]]) -> str:
+    return f"tofino{p[0]} " + (" ".join(p[1]) or "full")
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=_id)
+def test_p4test_accepts_tna_without_warnings(
+    profile: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    info, stderr = _tna(*profile, tmp_path)
+    assert [ln for ln in stderr.splitlines() if "warning" in ln] == []
+    assert len(info.tables) > 0
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=_id)
+def test_tna_tables_match_v1model(profile: tuple[str, list[str]], tmp_path: Path) -> None:
+    tna = _shape(_tna(*profile, tmp_path)[0])
+    v1 = _shape(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
+    for name, (keys, actions) in tna.items():
+        assert name in v1, f"{name} has no v1model counterpart"
+        v1_keys, v1_actions = v1[name]
+        assert keys == v1_keys, name
+        # TNA may offer fewer modes (docs/tna.md), never another signature
+        assert actions <= v1_actions, (name, actions - v1_actions)
+
+
+def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
+    tables = _shape(_tna("1", [], tmp_path)[0])
+    assert "FabricEgress.ecn.ecn_config" in tables
+    assert "FabricIngress.load_balance.next_hop_member" in tables
+
+
+def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
+    """The encoder's forwarding, group and ECN intents, encoded against each P4Info,
+    are the same P4Runtime messages (ids included: p4c derives them from the names);
+    modes TNA lacks fail in the encoder, naming the mode."""
+    from controller.codec import encode_entity
+    from controller.lb import FabricEncoder
+    from controller.lb.intent import NextHop
+    from controller.lb.policy import EcnStep, GroupMode
+    from controller.p4info import P4InfoError, P4Schema
+
+    v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
+    tna = P4Schema(_tna("2", [], tmp_path)[0])
+    encoders = {"v1model": FabricEncoder(v1), "tna": FabricEncoder(tna)}
+    schemas = {"v1model": v1, "tna": tna}
+    messages: dict[str, list[bytes]] = {}
+    for target, enc in encoders.items():
+        entities = [
+            enc.my_station("00:00:00:00:01:01"),
+            enc.route("10.0.1.0/24", 7),
+            enc.route("2001:db8::/32", 7),
+            enc.route_drop("10.9.0.0/16"),
+            enc.group(7, GroupMode("ecmp"), size=3),
+            enc.group(8, GroupMode("flowlet", gap_us=50), size=2, live=0b01),
+            enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
+            enc.ecn(4, EcnStep(threshold=20)),
+        ]
+        messages[target] = [
+            encode_entity(schemas[target], e).SerializeToString(deterministic=True)
+            for e in entities
+        ]
+    assert messages["tna"] == messages["v1model"]
+    with pytest.raises(P4InfoError, match="adaptive"):
+        encoders["tna"].group(9, GroupMode("adaptive"), size=2)
