@@ -12,7 +12,7 @@ from .. import program_info as pinfo
 from ..codegen.arch_api import ArchContext, InstanceSym, V, as_bits
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import P4TypeError, P4Unsupported, Pos
+from ..frontend.errors import P4Error, P4TypeError, P4Unsupported, Pos
 from . import field_lists as FL
 from .hashes import BMV2_ALGORITHMS, U64_MASK
 
@@ -399,17 +399,28 @@ class V1Model:
 
     @staticmethod
     def _applied_control(cx: ArchContext, decl: A.ControlDecl, st: A.Stmt) -> A.ControlDecl | None:
-        """The control declaration behind `x.apply(...);` for a local instance `x`."""
+        """The control declaration behind `x.apply(...);` for a local instance `x`, or
+        behind a direct invocation `Ctl.apply(...);` of a control type."""
         if not isinstance(st, A.CallStmt):
             return None
         f = st.call.func
-        if not (isinstance(f, A.Member) and f.name == "apply" and isinstance(f.base, A.NameRef)):
+        if not (isinstance(f, A.Member) and f.name == "apply"):
             return None
-        name = f.base.name
-        inst = next((d for d in decl.locals if isinstance(d, A.Instance) and d.name == name), None)
-        if inst is None:
+        ref: A.TypeRef | None = None
+        if isinstance(f.base, A.TypeNameExpr):
+            ref = f.base.ref
+        elif isinstance(f.base, A.NameRef):
+            name = f.base.name
+            inst = next(
+                (d for d in decl.locals if isinstance(d, A.Instance) and d.name == name), None
+            )
+            ref = inst.type_ref if inst is not None else A.NamedTypeRef(f.base.pos, name)
+        if ref is None:
             return None
-        inner = getattr(cx.resolve_type(inst.type_ref), "decl", None)
+        try:
+            inner = getattr(cx.resolve_type(ref), "decl", None)
+        except P4Error:
+            return None
         return inner if isinstance(inner, A.ControlDecl) else None
 
     def _uint(self, cx: ArchContext, e: A.Expr | None) -> str:
