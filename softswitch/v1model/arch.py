@@ -12,7 +12,7 @@ from .. import program_info as pinfo
 from ..codegen.arch_api import ArchContext, InstanceSym, V, as_bits
 from ..frontend import ast as A
 from ..frontend import types as T
-from ..frontend.errors import P4TypeError, P4Unsupported, Pos
+from ..frontend.errors import P4Error, P4TypeError, P4Unsupported, Pos
 from . import field_lists as FL
 from .hashes import BMV2_ALGORITHMS, U64_MASK
 
@@ -366,6 +366,50 @@ class V1Model:
         )
         self._check_checksum_stmts(cx, decl, decl.body.stmts, allowed)
 
+    def _check_inlined_args(self, decl: A.ControlDecl, allowed: tuple[str, str]) -> None:
+        """p4c inlines an applied control by substituting its arguments only when every
+        apply of that instance passes the same arguments and no two of them overlap (`hdr`
+        and `hdr.s`, `hdr.s` twice); otherwise it copies them in and out, and the copies
+        are statements a checksum block may not hold. A direct `Ctl.apply(...)` is an
+        instance of its own, applied once."""
+        calls: dict[str, list[A.Call]] = {}
+        for call in _apply_calls(decl.body.stmts):
+            f = call.func
+            assert isinstance(f, A.Member)
+            local = isinstance(f.base, A.NameRef) and any(
+                isinstance(d, A.Instance) and d.name == f.base.name for d in decl.locals
+            )
+            key = f.base.name if local and isinstance(f.base, A.NameRef) else str(id(call))
+            calls.setdefault(key, []).append(call)
+        for call in (c for group in calls.values() for c in group):
+            for a in call.args:
+                if _has_conditional(a.value):
+                    raise P4Unsupported.at(
+                        a.pos,
+                        "a ?: argument is evaluated by an if statement, and only calls to "
+                        f"{allowed[0]} or {allowed[1]} are allowed here on this target",
+                    )
+        for name, group in calls.items():
+            keys = {tuple(_expr_key(a.value) for a in c.args) for c in group}
+            if len(keys) > 1 or any(None in k for k in keys) and len(group) > 1:
+                raise P4Unsupported.at(
+                    group[1].pos,
+                    f"'{name}' is applied with different arguments, so they are copied in and "
+                    f"out, and only calls to {allowed[0]} or {allowed[1]} are allowed here "
+                    "on this target",
+                )
+            locs = [loc for arg in group[0].args if (loc := _location(arg.value)) is not None]
+            for i, la in enumerate(locs):
+                for lb in locs[i + 1 :]:
+                    n = min(len(la), len(lb))
+                    if la[:n] == lb[:n]:
+                        raise P4Unsupported.at(
+                            group[0].pos,
+                            f"arguments {'.'.join(la)} and {'.'.join(lb)} overlap, so they are "
+                            f"copied in and out, and only calls to {allowed[0]} or "
+                            f"{allowed[1]} are allowed here on this target",
+                        )
+
     def _check_checksum_stmts(
         self,
         cx: ArchContext,
@@ -376,12 +420,15 @@ class V1Model:
     ) -> None:
         """p4c inlines the controls a checksum block applies before it checks the block:
         `inner.apply(...)` is allowed when `inner`'s own body holds only checksum calls."""
+        if not depth:
+            self._check_inlined_args(decl, allowed)
         for st in stmts:
             if isinstance(st, A.Block):
                 self._check_checksum_stmts(cx, decl, st.stmts, allowed, depth)
             elif isinstance(st, A.EmptyStmt):
                 continue
             elif (inner := self._applied_control(cx, decl, st)) is not None and depth < 16:
+                self._check_inlined_args(inner, allowed)
                 self._check_checksum_stmts(cx, inner, inner.body.stmts, allowed, depth + 1)
             elif (
                 isinstance(st, A.CallStmt)
@@ -399,17 +446,28 @@ class V1Model:
 
     @staticmethod
     def _applied_control(cx: ArchContext, decl: A.ControlDecl, st: A.Stmt) -> A.ControlDecl | None:
-        """The control declaration behind `x.apply(...);` for a local instance `x`."""
+        """The control declaration behind `x.apply(...);` for a local instance `x`, or
+        behind a direct invocation `Ctl.apply(...);` of a control type."""
         if not isinstance(st, A.CallStmt):
             return None
         f = st.call.func
-        if not (isinstance(f, A.Member) and f.name == "apply" and isinstance(f.base, A.NameRef)):
+        if not (isinstance(f, A.Member) and f.name == "apply"):
             return None
-        name = f.base.name
-        inst = next((d for d in decl.locals if isinstance(d, A.Instance) and d.name == name), None)
-        if inst is None:
+        ref: A.TypeRef | None = None
+        if isinstance(f.base, A.TypeNameExpr):
+            ref = f.base.ref
+        elif isinstance(f.base, A.NameRef):
+            name = f.base.name
+            inst = next(
+                (d for d in decl.locals if isinstance(d, A.Instance) and d.name == name), None
+            )
+            ref = inst.type_ref if inst is not None else A.NamedTypeRef(f.base.pos, name)
+        if ref is None:
             return None
-        inner = getattr(cx.resolve_type(inst.type_ref), "decl", None)
+        try:
+            inner = getattr(cx.resolve_type(ref), "decl", None)
+        except P4Error:
+            return None
         return inner if isinstance(inner, A.ControlDecl) else None
 
     def _uint(self, cx: ArchContext, e: A.Expr | None) -> str:
@@ -458,6 +516,63 @@ class V1Model:
                 pinfo.ControllerHeaderSpec(name, st.name, fields, cx.annotations(st.annotations))
             )
         del htype
+
+
+def _apply_calls(stmts: tuple[A.Stmt, ...]) -> list[A.Call]:
+    """The `x.apply(...)` calls among `stmts` (in blocks too), in order."""
+    out: list[A.Call] = []
+    for st in stmts:
+        if isinstance(st, A.Block):
+            out.extend(_apply_calls(st.stmts))
+        elif (
+            isinstance(st, A.CallStmt)
+            and isinstance(st.call.func, A.Member)
+            and st.call.func.name == "apply"
+        ):
+            out.append(st.call)
+    return out
+
+
+def _expr_key(e: A.Expr | None) -> object:
+    """An argument's shape without its position, to compare two calls' arguments (None:
+    a shape not compared, such as an arithmetic expression)."""
+    if isinstance(e, A.NameRef):
+        return ("name", e.name)
+    if isinstance(e, A.Member):
+        base = _expr_key(e.base)
+        return None if base is None else ("member", base, e.name)
+    if isinstance(e, A.Index):
+        base, index = _expr_key(e.base), _expr_key(e.index)
+        return None if base is None or index is None else ("index", base, index)
+    if isinstance(e, A.IntLit):
+        return ("int", e.value, e.width, e.signed)
+    if isinstance(e, A.BoolLit):
+        return ("bool", e.value)
+    return None
+
+
+def _has_conditional(e: A.Expr | None) -> bool:
+    """Whether `e` holds a `?:` (p4c turns it into an if statement before the checks)."""
+    if isinstance(e, A.Conditional):
+        return True
+    if isinstance(e, (A.Unary, A.Cast)):
+        return _has_conditional(e.operand)
+    if isinstance(e, A.Binary):
+        return _has_conditional(e.left) or _has_conditional(e.right)
+    return False
+
+
+def _location(e: A.Expr | None) -> tuple[str, ...] | None:
+    """The storage an argument names, as a path of names (a stack element stands for its
+    whole stack); None for a value that names no storage."""
+    if isinstance(e, A.NameRef):
+        return (e.name,)
+    if isinstance(e, A.Member):
+        base = _location(e.base)
+        return None if base is None else (*base, e.name)
+    if isinstance(e, (A.Index, A.Slice)):
+        return _location(e.base)
+    return None
 
 
 def _algo_code(algo: str, parts: list[FL.Part], data: str) -> str:

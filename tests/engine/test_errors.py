@@ -380,3 +380,43 @@ def test_complement_of_a_width_less_int_is_refused() -> None:
         msg.startswith(f"bad.p4:{line_of(src, '~1')}:") and "~ needs a value of known width" in msg
     )
     assert one(program(decls=HDR, ingress="apply { hdr.h.a = ~8w1; }"), bytes(3))[0] == 0xFE
+
+
+SUM = "control Sum(inout h_t x, in h_t y) { apply { update_checksum(true, { y.a }, x.b, HashAlgorithm.csum16); } }"
+
+
+@pytest.mark.parametrize(
+    ("compute", "message"),
+    [
+        # one instance applied with two sets of arguments: p4c copies them in and out
+        (
+            "Sum() s; apply { s.apply(hdr.h, hdr.h2); s.apply(hdr.h2, hdr.h); }",
+            "'s' is applied with different arguments",
+        ),
+        # arguments that overlap are copied too, also in a direct invocation
+        ("apply { Sum.apply(hdr.h, hdr.h); }", "arguments hdr.h and hdr.h overlap"),
+        # p4c evaluates a ?: argument with an if statement
+        (
+            "Sum() s; apply { s.apply(hdr.h, hdr.h.a == 1 ? hdr.h2 : hdr.h2); }",
+            "a ?: argument is evaluated by an if statement",
+        ),
+    ],
+)
+def test_checksum_block_args_p4c_would_copy_are_refused(compute: str, message: str) -> None:
+    src = program(decls=HDR, headers="h_t h; h_t h2;", compute=compute)
+    src = src.replace("control CC(", SUM + "\ncontrol CC(")
+    assert message in error_of(src)
+
+
+@pytest.mark.parametrize(
+    "compute",
+    [
+        "Sum() s; apply { s.apply(hdr.h, hdr.h2); s.apply(hdr.h, hdr.h2); }",
+        "apply { Sum.apply(hdr.h, hdr.h2); Sum.apply(hdr.h2, hdr.h); }",
+        "Sum() s; Sum() t; apply { s.apply(hdr.h, hdr.h2); t.apply(hdr.h2, hdr.h); }",
+    ],
+)
+def test_checksum_block_args_p4c_substitutes_are_accepted(compute: str) -> None:
+    src = program(decls=HDR, headers="h_t h; h_t h2;", compute=compute)
+    src = src.replace("control CC(", SUM + "\ncontrol CC(")
+    compile_text(src, "ok.p4")
