@@ -54,7 +54,7 @@ COLUMNS = (
 
 
 def demo_jobs(flow_bytes: int, incast_bytes: int, in_order_bytes: int, seed: int) -> list[Job]:
-    base = SimConfig(seed=seed, flow_bytes=flow_bytes)
+    base = SimConfig(seed=seed, flow_bytes=flow_bytes, transport="dctcp")
     workloads = {
         "permutation": replace(base, workload="permutation"),
         "incast_12to1": replace(base, workload="incast", flow_bytes=incast_bytes),
