@@ -62,7 +62,9 @@ def transport_params(name: str, overrides: Mapping[str, float] | None = None) ->
             known = ", ".join(fields) or "none"
             raise ValueError(f"transport {name}: no parameter {key!r} (known: {known})")
         default = f.default
-        kw[key] = int(value) if isinstance(default, int) and not isinstance(default, bool) else value
+        kw[key] = (
+            int(value) if isinstance(default, int) and not isinstance(default, bool) else value
+        )
     return cls(**kw)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["CongestionControl", "IntHop", "PathInfo"]
+__all__ = ["CongestionControl", "IntHop", "PathInfo", "Unreactive"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -73,24 +73,14 @@ class CongestionControl(Protocol):
     def on_timeout(self, now: int) -> None: ...
 
 
-class FixedWindow:
-    """No congestion control: a window of `window_pkts` at line rate (the baseline)."""
+class Unreactive:
+    """A transport's defaults: window-driven from the first packet, control packets in the
+    data's class, no CNPs, and every event ignored; a transport overrides what it reacts to."""
 
-    name = "none"
     pull_driven = False
     control_in_header_class = False
     initial_credits = 0.0
     notification_interval_ns: int | None = None
-
-    def __init__(self, path: PathInfo, window_pkts: float | None = None) -> None:
-        self.path = path
-        self.cwnd = window_pkts if window_pkts is not None else math.ceil(path.bdp_packets) + 1
-
-    def window(self) -> float:
-        return self.cwnd
-
-    def rate_bps(self, now: int) -> float:
-        return self.path.line_rate_bps
 
     def on_send(self, now: int, nbytes: int) -> None:
         pass
@@ -108,3 +98,19 @@ class FixedWindow:
 
     def on_timeout(self, now: int) -> None:
         pass
+
+
+class FixedWindow(Unreactive):
+    """No congestion control: a window of `window_pkts` at line rate (the baseline)."""
+
+    name = "none"
+
+    def __init__(self, path: PathInfo, window_pkts: float | None = None) -> None:
+        self.path = path
+        self.cwnd = window_pkts if window_pkts is not None else math.ceil(path.bdp_packets) + 1
+
+    def window(self) -> float:
+        return self.cwnd
+
+    def rate_bps(self, now: int) -> float:
+        return self.path.line_rate_bps

@@ -22,10 +22,9 @@ counter 10 MB, F = 5, 40 Mb/s additive steps). Every value is a field of `DcqcnP
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import IntHop, PathInfo
+from .base import PathInfo, Unreactive
 
 __all__ = ["Dcqcn", "DcqcnParams"]
 
@@ -59,11 +58,8 @@ class DcqcnParams:
         )
 
 
-class Dcqcn:
+class Dcqcn(Unreactive):
     name = "dcqcn"
-    pull_driven = False
-    control_in_header_class = False
-    initial_credits = 0.0
 
     def __init__(self, path: PathInfo, params: DcqcnParams | None = None) -> None:
         self.p = params or DcqcnParams()
@@ -97,11 +93,6 @@ class Dcqcn:
             self.b_count += 1
             self._increase()
 
-    def on_ack(
-        self, now: int, acked: int, ece: bool, rtt_ns: int | None, hops: Sequence[IntHop]
-    ) -> None:
-        pass  # DCQCN reacts to CNPs only
-
     def on_cnp(self, now: int) -> None:
         self._advance(now)
         self.cnps += 1
@@ -113,12 +104,6 @@ class Dcqcn:
         self.t_count = self.b_count = self.bytes = 0
         self.timer_at = now + p.rate_timer_ns
         self.alpha_at = now + p.alpha_timer_ns
-
-    def on_nack(self, now: int) -> None:
-        pass
-
-    def on_timeout(self, now: int) -> None:
-        pass
 
     # ------------------------------------------------------------ timers
     def _advance(self, now: int) -> None:

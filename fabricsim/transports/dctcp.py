@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import IntHop, PathInfo
+from .base import IntHop, PathInfo, Unreactive
 
 __all__ = ["Dctcp", "DctcpParams"]
 
@@ -29,12 +29,8 @@ class DctcpParams:
     min_window: float = 1.0
 
 
-class Dctcp:
+class Dctcp(Unreactive):
     name = "dctcp"
-    pull_driven = False
-    control_in_header_class = False
-    initial_credits = 0.0
-    notification_interval_ns: int | None = None
 
     def __init__(self, path: PathInfo, params: DctcpParams | None = None) -> None:
         self.p = p = params or DctcpParams()
@@ -75,9 +71,6 @@ class Dctcp:
             self.cwnd = min(self.max_cwnd, self.cwnd + 1)
         self.acked = self.marked = 0
         self.window_end = self.cwnd
-
-    def on_cnp(self, now: int) -> None:
-        pass  # DCTCP reacts to ECN echoes only
 
     def on_nack(self, now: int) -> None:
         if self.sent <= self.loss_until:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import IntHop, PathInfo
+from .base import IntHop, PathInfo, Unreactive
 
 __all__ = ["Hpcc", "HpccParams"]
 
@@ -37,12 +37,8 @@ class HpccParams:
     w_ai_bytes: float | None = None  # overrides the formula above
 
 
-class Hpcc:
+class Hpcc(Unreactive):
     name = "hpcc"
-    pull_driven = False
-    control_in_header_class = False
-    initial_credits = 0.0
-    notification_interval_ns: int | None = None
 
     def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
         self.p = p = params or HpccParams()
@@ -118,12 +114,3 @@ class Hpcc:
                 self.inc_stage += 1
                 self.Wc = W
         return min(W, self.w_init)
-
-    def on_cnp(self, now: int) -> None:
-        pass
-
-    def on_nack(self, now: int) -> None:
-        pass
-
-    def on_timeout(self, now: int) -> None:
-        pass

@@ -13,10 +13,9 @@ timeout remains only for a lost header, as in NDP).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import IntHop, PathInfo
+from .base import PathInfo, Unreactive
 
 __all__ = ["Ndp", "NdpParams"]
 
@@ -26,11 +25,10 @@ class NdpParams:
     init_window: float | None = None  # packets sent unasked; None: the path's BDP
 
 
-class Ndp:
+class Ndp(Unreactive):
     name = "ndp"
     pull_driven = True
     control_in_header_class = True  # ACKs, NACKs and pulls travel with trimmed headers
-    notification_interval_ns: int | None = None
 
     def __init__(self, path: PathInfo, params: NdpParams | None = None) -> None:
         self.p = p = params or NdpParams()
@@ -44,20 +42,3 @@ class Ndp:
 
     def rate_bps(self, now: int) -> float:
         return self.line
-
-    def on_send(self, now: int, nbytes: int) -> None:
-        pass
-
-    def on_ack(
-        self, now: int, acked: int, ece: bool, rtt_ns: int | None, hops: Sequence[IntHop]
-    ) -> None:
-        pass
-
-    def on_cnp(self, now: int) -> None:
-        pass
-
-    def on_nack(self, now: int) -> None:
-        pass
-
-    def on_timeout(self, now: int) -> None:
-        pass
