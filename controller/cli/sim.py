@@ -53,6 +53,14 @@ def _checked(convert: Callable[[str], Any], ok: Callable[[Any], bool], expected:
 
 
 _positive_int = _checked(int, lambda n: n >= 1, "a whole number of at least 1")
+_depth = _checked(int, lambda n: n >= 0, "a queue depth in packets (0 or more) or off")
+
+
+def _trim_threshold(text: str) -> int | None:
+    """`--trim-threshold`: packets, or `off` (no trimming: tail drop)."""
+    return None if text.strip() == "off" else int(_depth(text))
+
+
 _offered_load = _checked(
     float,
     lambda x: 0 < x <= 1,
@@ -148,6 +156,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         type=_positive_int,
         help="incast senders (default: every host on other leaves)",
     )
+    p.add_argument(
+        "--trim-threshold",
+        type=_trim_threshold,
+        default=64,
+        metavar="PKTS",
+        help="switches trim packets toward a queue deeper than PKTS (default 64; off: tail drop)",
+    )
     p.add_argument("--pfc", action="store_true", help="lossless: PFC pause on switch ingress")
     p.add_argument("--watchdog", type=_positive_time, metavar="TIME", help="PFC watchdog timeout")
     p.add_argument(
@@ -235,6 +250,7 @@ def _make_config(args: argparse.Namespace, transport: str, kw: dict[str, Any]) -
         transport_params=tuple(args.transport_param),
         pmtu=args.pmtu,
         fan_in=args.fan_in,
+        trim_threshold=args.trim_threshold,
         time_limit_ns=args.time_limit,
         net=NetParams(pfc=PfcParams(enabled=args.pfc, watchdog_ns=args.watchdog)),
         **kw,

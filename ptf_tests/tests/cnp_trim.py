@@ -144,3 +144,33 @@ class TrimBurstKeepsDepthTest(CongestionTest):
             self.assertEqual(got.hex(), bytes(exp).hex())
             self.assertGreater(self.queue_depth_seen(DATA_PORT), 4)
         self.assertEqual(self.counter("trimmed_counter", DATA_PORT) - before, 3)
+
+
+class TrimmedTailDrainsTest(CongestionTest):
+    """The depth trimming reads cannot outlive the backlog: while every new packet is
+    trimmed no data packet joins the queue, but the backlog still leaves from it and each
+    departure records the depth behind it, the last one 0. After a trimmed burst and the
+    drain, the next packet is forwarded whole (not trimmed by a depth left from the burst)."""
+
+    def runTest(self) -> None:
+        self.congest(DATA_PORT, backlog=10)  # depth 8, falling 4 per second
+        self.set_trim(DATA_PORT, threshold=4, dscp=8, priority=1)
+        before = self.counter("trimmed_counter", DATA_PORT)
+        background = ipaddress.ip_network(BACKGROUND_PREFIX)
+        for psn in range(2):
+            data = roce_packet(qp=0x42, psn=psn, ident=psn, ecn=2, payload=bytes(500))
+            self.send(HOST_PORT, data)
+            got = self.next_frame(DATA_PORT)
+            while ipaddress.ip_address(got[30:34]) in background:
+                got = self.next_frame(DATA_PORT)
+            self.assertEqual(
+                got.hex(), bytes(trim(route(data, ROUTER_MAC, next_hop_mac(DATA_PORT)), 8)).hex()
+            )
+        self.unthrottle(DATA_PORT)
+        self.wait_for(
+            f"port {DATA_PORT}'s backlog to drain", lambda: self.queue_depth_seen(DATA_PORT) == 0
+        )
+        whole = roce_packet(qp=0x42, psn=2, ident=2, ecn=2, payload=bytes(500))
+        self.send(HOST_PORT, whole)
+        self.expect(DATA_PORT, route(whole, ROUTER_MAC, next_hop_mac(DATA_PORT)))
+        self.assertEqual(self.counter("trimmed_counter", DATA_PORT) - before, 2)

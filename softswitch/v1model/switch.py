@@ -548,7 +548,14 @@ class Switch:
             or (not shaped.all and eport not in shaped.ports and not tm.backlog(eport))
         )
         if not unthrottled:
+            # the bytes that will go on the wire: a packet truncated in ingress (a trimmed
+            # header) or by its clone session holds the port for its cut length only
             length = std.packet_length
+            cut = ps.truncate
+            if cut is not None and cut < length:
+                length = cut
+            if truncate and truncate < length:
+                length = truncate
             ingress = std.ingress_port if self.count_ingress else -1
             # queued, unless an idle queue the traffic manager would hand it over from at once
             if not (at_once and tm.pass_through(eport, prio, length, now, ingress)):

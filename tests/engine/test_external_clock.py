@@ -188,3 +188,34 @@ def test_arrive_keeps_the_departure_order_of_a_packet_and_its_clone() -> None:
             runs.append(sent)
         assert runs[0] == runs[1]
         assert [p for p, _seq, _kind in runs[1][:2]] == sorted((2, clone_port))
+
+
+def test_a_truncated_packet_holds_the_port_for_its_cut_length() -> None:
+    """The wire carries what is left after `truncate` (a trimmed header) or a clone
+    session's packet_length, so the port is busy for that many bytes, not for the frame
+    as it arrived: at 100 Gb/s a 1500-byte frame takes 120 ns, one cut to 100 bytes 8 ns."""
+    src = program(
+        decls="header h_t { bit<8> seq; bit<8> enq; bit<32> waited; bit<48> ts; }",
+        ingress="""apply {
+            sm.egress_spec = 1;
+            if (hdr.h.seq[0:0] == 1) { truncate(100); }
+            if (hdr.h.seq == 4) { clone(CloneType.I2E, 5); }
+        }""",
+    )
+    clock = ExternalClock(0)
+    sw = switch(src, clock=clock)
+    sw.tm.set_rate(bps=100e9)
+    sw.clone_session_set(5, CloneSession([(1, 0)], packet_length=200))
+    for i in range(5):
+        sw.inject(0, frame(i))
+    rows = drain(sw, clock)
+    # seq 0 (1500 B) at 0, 1 (cut to 100) at 120, 2 (1500) at 128, 3 (100) at 248; the
+    # clone of 4 (cut to 200 B, queued first) at 256, then 4 itself (1500 B) at 256 + 16
+    assert [(r[0], r[1]) for r in rows] == [
+        (0, 0),
+        (120, 1),
+        (128, 2),
+        (248, 3),
+        (256, 4),
+        (272, 4),
+    ]

@@ -45,6 +45,17 @@ def test_sim_prints_figures_and_writes_json(
     assert r["flows_completed"] == 4 and r["config"]["mode"] == "spray"
 
 
+def test_trim_threshold_reaches_the_switches(tmp_path: Path) -> None:
+    """--trim-threshold 0 trims whatever meets a queue; off trims nothing (tail drop)."""
+    trims = {}
+    for value in ("0", "off"):
+        out = tmp_path / f"{value}.json"
+        args = ["--workload", "incast", "--flow-bytes", "20000", "--trim-threshold", value]
+        assert main(["sim", TOPO, *args, "--json", str(out)]) == 0
+        trims[value] = json.loads(out.read_text())["trims"]
+    assert trims["0"] > 0 and trims["off"] == 0
+
+
 def test_sim_errors_name_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", str(tmp_path / "none.yaml")]) == 1
     assert "none.yaml: no such topology file" in capsys.readouterr().err
@@ -59,6 +70,7 @@ def test_sim_errors_name_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFix
     [
         (["--flow-bytes", "0"], "--flow-bytes: expected a whole number of at least 1, got '0'"),
         (["--flow-bytes", "-5"], "--flow-bytes: expected a whole number of at least 1"),
+        (["--trim-threshold", "-1"], "--trim-threshold: expected a queue depth in packets"),
         (["--fan-in", "0", "--workload", "incast"], "--fan-in: expected a whole number"),
         (["--time-limit", "0"], "--time-limit: expected a time above 0, got '0'"),
         (["--load", "2", "--workload", "poisson"], "--load: expected an offered load above 0"),
