@@ -174,9 +174,8 @@ def load_rows(path: str | Path) -> list[Row]:
         for f in sorted(p.rglob("*.json")):
             data = _read(f)
             # a directory holds the runs themselves; a demo summary repeats them
-            if isinstance(data, dict) and not isinstance(data.get("config"), dict):
-                if not isinstance(data.get("runs"), list):
-                    continue
+            if isinstance(data, dict) and _is_demo_summary(data):
+                continue
             rows.extend(_rows_of_document(data, str(f)))
         if not rows:
             raise CompareError(f"{p}: no run or sweep JSON under this directory")
@@ -363,11 +362,7 @@ def compare(
         for i, m in enumerate(chosen):
             va = tuple(r.metrics[m] for r in ga)
             vb = tuple(r.metrics[m] for r in gb)
-            same_all = len(set(va) | set(vb)) == 1
-            ci = (0.0, 0.0) if same_all and len(va) > 1 and len(vb) > 1 else None
-            if ci is None:
-                ci = bootstrap_ci(va, vb, seed=seed + i)
-            changes.append(Change(m, va, vb, ci, threshold_pct))
+            changes.append(Change(m, va, vb, bootstrap_ci(va, vb, seed=seed + i), threshold_pct))
         out.groups[_label(key)] = changes
     unknown = sorted(set(metrics or ()) - known)
     if unknown:

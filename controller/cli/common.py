@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-__all__ = ["CliError", "output"]
+__all__ = ["CliError", "checked", "output"]
 
 
 class CliError(Exception):
     """A user error: printed as one line, exit status 1."""
+
+
+def checked(convert: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
+    """An argparse type: `convert(text)`, refused with "expected ..." unless `ok`."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
 
 
 @contextmanager

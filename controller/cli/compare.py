@@ -8,21 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import CliError, output
+from .common import CliError, checked, output
 
 __all__ = ["REGRESSION_STATUS", "register"]
 
 REGRESSION_STATUS = 2
 
 
-def _threshold(text: str) -> float:
-    try:
-        v = float(text.rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
-    if not v >= 0:
-        raise argparse.ArgumentTypeError(f"a threshold is a percentage >= 0, not {text}")
-    return v
+_threshold = checked(
+    lambda text: float(text.rstrip("%")), lambda v: v >= 0, "a percentage of 0 or more"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .common import CliError, output
+from .common import CliError, checked, output
 
 __all__ = ["parse_fail_link", "parse_time_ns", "register"]
 
@@ -37,23 +37,8 @@ def _positive_time(text: str) -> int:
     return t
 
 
-def _checked(convert: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
-    """An argparse type: `convert(text)`, refused with "expected ..." unless `ok`."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = convert(text)
-        except ValueError:
-            value = None
-        if value is None or not ok(value):
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-        return value
-
-    return parse
-
-
-_positive_int = _checked(int, lambda n: n >= 1, "a whole number of at least 1")
-_depth = _checked(int, lambda n: n >= 0, "a queue depth in packets (0 or more) or off")
+_positive_int = checked(int, lambda n: n >= 1, "a whole number of at least 1")
+_depth = checked(int, lambda n: n >= 0, "a queue depth in packets (0 or more) or off")
 
 
 def _trim_threshold(text: str) -> int | None:
@@ -61,7 +46,7 @@ def _trim_threshold(text: str) -> int | None:
     return None if text.strip() == "off" else int(_depth(text))
 
 
-_offered_load = _checked(
+_offered_load = checked(
     float,
     lambda x: 0 < x <= 1,
     "an offered load above 0 and at most 1 (0.5: half the line rate)",

@@ -185,3 +185,5 @@ def test_cli_flags_a_real_regression_and_passes_other_seeds(
     # a usage error is status 1, not the regression status
     assert main(["compare", str(spray), str(tmp_path / "none.json")]) == 1
     assert "no such file" in capsys.readouterr().err
+    assert main(["compare", str(spray), str(ecmp), "--threshold", "-3"]) == 1
+    assert "--threshold: expected a percentage of 0 or more" in capsys.readouterr().err
