@@ -22,6 +22,4 @@ def get(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown experiment {name!r}: one of {', '.join(SCENARIOS)}"
-        ) from None
+        raise ValueError(f"unknown experiment {name!r}: one of {', '.join(SCENARIOS)}") from None

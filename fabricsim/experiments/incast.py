@@ -62,8 +62,7 @@ SCENARIO = Scenario(
         ),
         Published(
             "tail drop, loss-based TCP",
-            "incast collapse: goodput falls by an order of magnitude when losses end in "
-            "timeouts",
+            "incast collapse: goodput falls by an order of magnitude when losses end in timeouts",
             "Vasudevan et al. SIGCOMM'09 (TCP incast)",
         ),
         Published(

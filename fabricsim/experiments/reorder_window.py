@@ -25,7 +25,10 @@ def variants(quick: bool) -> dict[str, SimConfig]:
         net=NetParams(bin_ns=1_000),
         time_limit_ns=3_000_000,
     )
-    out = {f"window={w}": replace(base, reorder_window=w) for w in (QUICK_WINDOWS if quick else WINDOWS)}
+    out = {
+        f"window={w}": replace(base, reorder_window=w)
+        for w in (QUICK_WINDOWS if quick else WINDOWS)
+    }
     out["tolerant"] = replace(base, receiver="tolerant")
     return out
 
