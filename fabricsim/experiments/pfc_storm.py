@@ -104,7 +104,7 @@ SCENARIO = Scenario(
     "nodes K hops from the stuck host",
     variants=variants,
     measure=measure,
-    headline="victim_rx_pct",
+    headline="victims_completed_pct",
     differences="one lossless priority; the watchdog drops the stuck port's packets after 20 us "
     "paused (Guo et al.'s watchdog works on the NIC and the switch alike)",
 )
