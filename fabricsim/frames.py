@@ -114,7 +114,13 @@ class FlowFrames:
             bytes(payload + ICRC),
             bytes(last_payload + ICRC),
             _prefix(
-                dst_mac, dst_gw, dst_ip, src_ip, sport, 4 + ICRC, dscp if ctrl_dscp is None else ctrl_dscp
+                dst_mac,
+                dst_gw,
+                dst_ip,
+                src_ip,
+                sport,
+                4 + ICRC,
+                dscp if ctrl_dscp is None else ctrl_dscp,
             ),
             data_qp,
             ack_qp,

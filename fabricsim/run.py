@@ -18,6 +18,7 @@ from typing import Any
 
 from softswitch.codegen.program import CompiledProgram
 
+from .faults import Fault, apply_fault
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .network import NetParams, Network
 from .receivers import ALIASES as RECEIVER_ALIASES
@@ -67,6 +68,9 @@ class SimConfig:
     drain: bool = False  # after the last flow, run until nothing is in flight
     int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
     sample_ns: int = 1_000
+    faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
+    probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
+    probe_interval_ns: int = 20_000
 
     def __post_init__(self) -> None:
         """A configuration that cannot run is refused here (ValueError naming the field),
@@ -219,6 +223,9 @@ def simulate(
             )
 
         loop.at(at, fail)
+    for fault in cfg.faults:
+        fault.check(topo)
+        loop.at(fault.at_ns, lambda _x, f=fault: apply_fault(f, net, control))
     if cfg.storm is not None:
         host, at = cfg.storm
         loop.at(at, net.hosts[host].start_storm)
@@ -236,6 +243,7 @@ def simulate(
     result["loop_wall_s"] = round(loop_wall, 3)
     result["loop_cpu_s"] = round(loop_cpu, 3)
     result["events"] = loop.events
+    result["faults"] = [f.to_json() for f in cfg.faults]
     return result
 
 

@@ -78,6 +78,15 @@ def _storm(text: str) -> tuple[str, int]:
     return host.strip(), parse_time_ns(when)
 
 
+def _fault(text: str) -> Any:
+    from fabricsim.faults import FaultError, parse_fault
+
+    try:
+        return parse_fault(text)
+    except FaultError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parse_transport_param(text: str) -> tuple[str, float]:
     """`NAME=VALUE` (a transport parameter, e.g. g=0.0039 or rate_timer_ns=55000)."""
     name, sep, value = text.partition("=")
@@ -187,6 +196,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--storm", type=_storm, metavar="HOST@TIME", help="HOST stops receiving (PFC storm)"
     )
+    p.add_argument(
+        "--fault",
+        type=_fault,
+        action="append",
+        default=[],
+        metavar="KIND:ARGS@TIME",
+        help="inject a fault (repeatable): loss:A-B,FRAC@T, slow:A-B,FRAC@T, "
+        "blackhole:SWITCH,PREFIX@T; recorded in the JSON as ground truth",
+    )
+    p.add_argument(
+        "--probes", action="store_true", help="Pingmesh-style UDP probes between host pairs"
+    )
     p.add_argument("--json", metavar="FILE", help="write the full result as JSON (- for stdout)")
     p.add_argument("--plots", metavar="DIR", help="write queue and uplink plots to DIR")
     p.set_defaults(func=_sim)
@@ -267,7 +288,14 @@ def _sim(args: argparse.Namespace) -> int:
         load=args.load,
         fail_link=args.fail_link,
         storm=args.storm,
+        faults=tuple(args.fault),
+        probes=args.probes,
     )
+    for fault in cfg.faults:
+        try:
+            fault.check(topo)
+        except ValueError as e:
+            raise CliError(f"--fault: {e}") from None
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:
         with output(args.json) as f:
