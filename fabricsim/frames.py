@@ -22,6 +22,7 @@ __all__ = [
     "OP_ACK",
     "OP_CNP",
     "OP_DATA",
+    "OP_PROBE",
     "FlowFrames",
     "ip_checksum",
 ]
@@ -29,6 +30,7 @@ __all__ = [
 OP_DATA = 0x04
 OP_ACK = 0x11
 OP_CNP = 0x81
+OP_PROBE = 0x64  # fabricsim.probes: a BTH opcode no transport uses
 AETH_ACK = 0x00
 AETH_NAK = 0x60  # PSN sequence error
 AETH_PULL = 0x20  # this simulator's PULL (receiver-driven transports): AETH low bits = pull no.

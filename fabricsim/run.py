@@ -229,6 +229,11 @@ def simulate(
     if cfg.storm is not None:
         host, at = cfg.storm
         loop.at(at, net.hosts[host].start_storm)
+    prober = None
+    if cfg.probes:
+        from .probes import Prober
+
+        prober = Prober(net, topo, cfg.seed, cfg.probe_interval_ns, cfg.time_limit_ns)
     loop.at(0, run.sample, None)
     bar = _Progress(cfg.label(), run.horizon_ns(), progress)
     loop_wall, loop_cpu = time.perf_counter(), time.process_time()
@@ -244,6 +249,8 @@ def simulate(
     result["loop_cpu_s"] = round(loop_cpu, 3)
     result["events"] = loop.events
     result["faults"] = [f.to_json() for f in cfg.faults]
+    if prober is not None:
+        result["probes"] = prober.summary(end)
     return result
 
 
@@ -370,7 +377,7 @@ class _Run:
             self.pending[f.fid] -= 1
             if self.pending[f.fid] == 0:
                 self.begin(f)
-        if len(self.finish) == len(self.flows) and not self.cfg.drain:
+        if len(self.finish) == len(self.flows) and not (self.cfg.drain or self.cfg.probes):
             self.net.loop.stop()
 
     def note_reroute(self, what: str, updates: int) -> None:
