@@ -42,7 +42,7 @@ class Prober:
     def __init__(self, net: Any, topo: Any, seed: int, interval_ns: int, end_ns: int) -> None:
         self.net, self.interval, self.end = net, interval_ns, end_ns
         hosts = list(topo.hosts)
-        rng = random.Random(seed * 7919 + 17)
+        self.rng = rng = random.Random(seed * 7919 + 17)
         self.peers: dict[str, list[Any]] = {}
         for h in hosts:
             others = [o for o in hosts if o.name != h.name]
@@ -88,31 +88,42 @@ class Prober:
         return eth + ip + udp + bth + bytes(udp_len - 8 - 12)
 
     def _round(self, _: Any) -> None:
+        """One round: each host's probes paced evenly over the interval (as Pingmesh
+        agents pace theirs), each at a seeded random moment of its slot, so that a probe does
+        not meet the same other packet every round."""
         loop = self.net.loop
         now = loop.now()
         for name, peers in self.peers.items():
-            src = self.hosts[name]
-            node = self.net.hosts[name]
+            n = len(peers) * SPORTS
             for i, dst in enumerate(peers):
                 for k in range(SPORTS):
-                    self.seq[name] = seq = self.seq[name] % 0xFFFF + 1
-                    sport = 0xD000 | ((i * SPORTS + k) * 2654435761 >> 8 & 0xFFF)
-                    frame = self._frame(src, dst, sport, seq)
-                    key = (frame[26:30], frame[18:20])
-                    old = self.live.pop(key, None)
-                    if old is not None:
-                        self.done.append(old)
-                    self.live[key] = [name, dst.name, sport, now, None, [name]]
-                    node.ctrl.append(frame)
-            node._kick()
+                    j = i * SPORTS + k
+                    sport = 0xD000 | (j * 2654435761 >> 8 & 0xFFF)
+                    slot = self.interval // n
+                    at = now + j * slot + self.rng.randrange(max(1, slot))  # seeded jitter
+                    loop.at(at, self._send, (name, dst, sport))
         if now + self.interval <= self.end - GRACE_NS:
             loop.at(now + self.interval, self._round, None)
+
+    def _send(self, arg: tuple[str, Any, int]) -> None:
+        name, dst, sport = arg
+        self.seq[name] = seq = self.seq[name] % 0xFFFF + 1
+        frame = self._frame(self.hosts[name], dst, sport, seq)
+        key = (frame[26:30], frame[18:20])
+        old = self.live.pop(key, None)
+        if old is not None:
+            self.done.append(old)
+        self.live[key] = [name, dst.name, sport, self.net.loop.now(), None, [name]]
+        node = self.net.hosts[name]
+        node.ctrl.append(frame)
+        node._kick()
 
     def _tap(self, wire: Any, data: bytes) -> None:
         if data[18:20] == b"\0\0":
             return
         rec = self.live.get((data[26:30], data[18:20]))
-        if rec is not None and rec[4] is None:
+        # a copy of the probe elsewhere (a mirror, a flood) is not its path: hops chain
+        if rec is not None and rec[4] is None and rec[5][-1] == wire.a:
             rec[5].append(wire.b)
 
     def _received(self, data: bytes, now: int) -> None:

@@ -251,6 +251,7 @@ def simulate(
     result["faults"] = [f.to_json() for f in cfg.faults]
     if prober is not None:
         result["probes"] = prober.summary(end)
+        result["host_ips"] = {h.name: h.ip for h in topo.hosts}
     return result
 
 
