@@ -18,8 +18,9 @@ Method (after 007, Arzani et al., NSDI 2018, with Pingmesh-style probes):
 3. A link's score is its votes over the probes that crossed it; links are ranked by score.
    Its bad rate is the share of probes crossing it that were bad.
 4. A switch is the suspect instead when every failing path crosses it, the failing
-   destinations share one prefix, and no link stands out: the top link carries fewer than
-   LINK_SHARE of the bad probes (a blackhole drops toward one prefix on all its links).
+   destinations share one prefix, and the top link is not a bad link: it delivers all
+   of its probes toward other prefixes, or it carries fewer than LINK_SHARE of the bad
+   probes (a blackhole drops toward one prefix whatever link the packet came in on).
 5. No fault is found when fewer than MIN_BAD probes were bad, or when the top link's bad
    rate is below MIN_RATE and below RATIO times the median bad rate of the links: the
    healthy baseline.
@@ -108,25 +109,34 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
     suspects = []
     # a switch every failing path crosses, toward one prefix, with no link standing out
     loss_paths = [a for a, _, why in failing if why == "loss"]
-    if loss_paths and bad_on[top] < LINK_SHARE * bad_total:
+    pfx = prefixes or {}
+
+    def net_of(agg: dict[str, Any]) -> str:
+        return pfx.get(agg["dst"]) or _slash24(agg, run)
+
+    nets = {net_of(a) for a in loss_paths}
+    if loss_paths and len(loss_paths) == len(failing) and len(nets) == 1:
         shared = set.intersection(*(set(_switches(a)) for a in loss_paths))
-        if len(loss_paths) < len(failing):
-            shared = set()
-        pfx = prefixes or {}
-        nets = {pfx.get(a["dst"]) or _slash24(a, run) for a in loss_paths}
-        if shared and len(nets) == 1:
-            # the switch where the failing paths stop (the last shared hop of partial paths)
+        (net,) = nets
+        # the top link delivers everything toward other prefixes: not a bad link
+        other = [a for a in probes if top in _links(a["path"]) and net_of(a) != net]
+        clean_other = sum(a["sent"] for a in other) >= MIN_BAD and all(
+            a["received"] == a["sent"] for a in other
+        )
+        if shared and (clean_other or bad_on[top] < LINK_SHARE * bad_total):
+            # the switch where the failing paths stop (the last hop a traceroute reaches)
             ends = [a["path"][-1] for a in loss_paths if a["partial"]]
             sw = max(shared, key=lambda s: (ends.count(s), s))
             suspects.append(
                 {
                     "kind": "switch",
                     "where": sw,
-                    "prefix": nets.pop(),
-                    "confidence": round(1 - bad_on[top] / bad_total, 3),
+                    "prefix": net,
+                    # how consistently it drops toward the prefix
+                    "confidence": round(_loss_via(probes, sw, net, net_of), 3),
                     "evidence": f"{len(loss_paths)} failing paths all cross {sw}, all toward "
-                    f"one prefix; no link carries more than "
-                    f"{bad_on[top] / bad_total:.0%} of the {bad_total} bad probes",
+                    f"{net}; the top link {top[0]}->{top[1]} delivers "
+                    f"{sum(a['sent'] for a in other)} probes toward other prefixes",
                 }
             )
     for link in ranked[:5]:
@@ -148,6 +158,13 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
     out["suspects"] = suspects
     out["verdict"] = f"{suspects[0]['kind']} {suspects[0]['where']}"
     return out
+
+
+def _loss_via(probes: list[dict[str, Any]], sw: str, net: str, net_of: Any) -> float:
+    """The share of probes toward `net` through `sw` that were lost."""
+    via = [a for a in probes if sw in _switches(a) and net_of(a) == net]
+    sent = sum(a["sent"] for a in via)
+    return sum(a["sent"] - a["received"] for a in via) / sent if sent else 0.0
 
 
 def _switches(agg: dict[str, Any]) -> list[str]:

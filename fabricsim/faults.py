@@ -64,8 +64,10 @@ def _time_ns(text: str, spec: str) -> int:
     return int(float(m[1]) * _UNITS[m[2] or "us"])
 
 
-def parse_fault(spec: str) -> Fault:
-    """`KIND:ARGS@T` -> Fault (FaultError saying what is wrong)."""
+def parse_fault(spec: str, names: set[str] | None = None) -> Fault:
+    """`KIND:ARGS@T` -> Fault (FaultError saying what is wrong). `names`: the topology's
+    node names, which tell where A-B splits when the names hold hyphens themselves
+    (pod1-edge0-pod1-agg0)."""
     kind, sep, rest = spec.partition(":")
     kind = kind.strip()
     if not sep:
@@ -88,6 +90,14 @@ def parse_fault(spec: str) -> Fault:
             raise FaultError(f"fault {spec!r}: prefix {arg!r}: {e}") from None
         return Fault(kind, (place,), str(net), at)
     ends = place.split("-")
+    if len(ends) > 2 and names is not None:
+        splits = [
+            ("-".join(ends[:i]), "-".join(ends[i:]))
+            for i in range(1, len(ends))
+            if "-".join(ends[:i]) in names and "-".join(ends[i:]) in names
+        ]
+        if len(splits) == 1:
+            ends = list(splits[0])
     if len(ends) != 2 or not all(ends):
         raise FaultError(f"fault {spec!r}: link {place!r}: expected A-B (e.g. leaf1-spine2)")
     try:

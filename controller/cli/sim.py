@@ -78,13 +78,19 @@ def _storm(text: str) -> tuple[str, int]:
     return host.strip(), parse_time_ns(when)
 
 
-def _fault(text: str) -> Any:
+def _faults(topo: Any, specs: list[str]) -> tuple[Any, ...]:
     from fabricsim.faults import FaultError, parse_fault
 
-    try:
-        return parse_fault(text)
-    except FaultError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+    names = {s.name for s in topo.switches} | {h.name for h in topo.hosts}
+    out = []
+    for text in specs:
+        try:
+            fault = parse_fault(text, names)
+            fault.check(topo)
+        except FaultError as e:
+            raise CliError(f"--fault: {e}") from None
+        out.append(fault)
+    return tuple(out)
 
 
 def parse_transport_param(text: str) -> tuple[str, float]:
@@ -198,7 +204,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--fault",
-        type=_fault,
         action="append",
         default=[],
         metavar="KIND:ARGS@TIME",
@@ -288,14 +293,9 @@ def _sim(args: argparse.Namespace) -> int:
         load=args.load,
         fail_link=args.fail_link,
         storm=args.storm,
-        faults=tuple(args.fault),
+        faults=_faults(topo, args.fault),
         probes=args.probes,
     )
-    for fault in cfg.faults:
-        try:
-            fault.check(topo)
-        except ValueError as e:
-            raise CliError(f"--fault: {e}") from None
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:
         with output(args.json) as f:

@@ -103,7 +103,17 @@ def test_bad_specs(spec: str, says: str) -> None:
     assert says in str(e.value)
 
 
+def test_hyphenated_names_split_by_the_topology() -> None:
+    names = {"pod1-edge0", "pod1-agg0"}
+    f = parse_fault("loss:pod1-edge0-pod1-agg0,0.05@0", names)
+    assert f.place == ("pod1-edge0", "pod1-agg0")
+    with pytest.raises(FaultError, match="expected A-B"):
+        parse_fault("loss:pod1-edge0-pod1-agg0,0.05@0")
+
+
 def test_cli_refuses_unknown_place(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", str(TOPO), "--fault", "lose:x"]) == 1
+    assert "kind 'lose' is not one of" in capsys.readouterr().err
     assert main(["sim", str(TOPO), "--fault", "loss:leaf1-spine9,0.05@0"]) == 1
     assert "has no link between leaf1 and spine9" in capsys.readouterr().err
     assert main(["sim", str(TOPO), "--fault", "blackhole:spine7,10.0.1.0/24@0"]) == 1
