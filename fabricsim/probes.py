@@ -131,9 +131,12 @@ class Prober:
         if rec is not None and rec[4] is None:
             rec[4] = now
 
-    def summary(self, end_ns: int) -> list[dict[str, Any]]:
-        """Probes aggregated per (src, dst, path): sent, received, latency figures."""
-        judged = [r for r in (*self.done, *self.live.values()) if r[3] <= end_ns - GRACE_NS]
+    def summary(self, end_ns: int, ran_dry: bool) -> list[dict[str, Any]]:
+        """Probes aggregated per (src, dst, path): sent, received, latency figures. When
+        the run stopped at its time limit (not `ran_dry` of events), probes sent in its
+        last GRACE_NS are left out: they may still have been in flight."""
+        cut = end_ns if ran_dry else end_ns - GRACE_NS
+        judged = [r for r in (*self.done, *self.live.values()) if r[3] <= cut]
         full: dict[tuple[str, str, int], list[str]] = {}
         for r in judged:
             if r[4] is not None:

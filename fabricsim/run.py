@@ -225,7 +225,7 @@ def simulate(
         loop.at(at, fail)
     for fault in cfg.faults:
         fault.check(topo)
-        loop.at(fault.at_ns, lambda _x, f=fault: apply_fault(f, net, control))
+        loop.at(fault.at_ns, lambda f: apply_fault(f, net, control), fault)
     if cfg.storm is not None:
         host, at = cfg.storm
         loop.at(at, net.hosts[host].start_storm)
@@ -250,7 +250,7 @@ def simulate(
     result["events"] = loop.events
     result["faults"] = [f.to_json() for f in cfg.faults]
     if prober is not None:
-        result["probes"] = prober.summary(end)
+        result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}
     return result
 
