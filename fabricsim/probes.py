@@ -1,7 +1,8 @@
 """A Pingmesh-style prober: hosts send small UDP probes to other hosts during a run.
 
 Every `probe_interval_ns` each host sends one probe to each of its peers (all other hosts
-on small fabrics, a seeded subset on larger ones) from each of `SPORTS` UDP source ports,
+on small fabrics, a seeded subset on larger ones) from each of `SPORTS` UDP source ports
+(twice as many on larger fabrics),
 so the switches' hash spreads them over the fabric's paths. A probe is an IPv4/UDP frame
 to port 4791 carrying a BTH of opcode `OP_PROBE`; its IPv4 identification field numbers it
 per sender, which is how the wires recognise it.
@@ -44,6 +45,8 @@ class Prober:
         hosts = list(topo.hosts)
         self.rng = rng = random.Random(seed * 7919 + 17)
         self.peers: dict[str, list[Any]] = {}
+        # fewer peers per host on larger fabrics: more source ports to cover their paths
+        self.sports = SPORTS if len(hosts) <= MAX_PEERS + 1 else 2 * SPORTS
         for h in hosts:
             others = [o for o in hosts if o.name != h.name]
             if len(others) > MAX_PEERS:
@@ -94,10 +97,10 @@ class Prober:
         loop = self.net.loop
         now = loop.now()
         for name, peers in self.peers.items():
-            n = len(peers) * SPORTS
+            n = len(peers) * self.sports
             for i, dst in enumerate(peers):
-                for k in range(SPORTS):
-                    j = i * SPORTS + k
+                for k in range(self.sports):
+                    j = i * self.sports + k
                     sport = 0xD000 | (j * 2654435761 >> 8 & 0xFFF)
                     slot = self.interval // n
                     at = now + j * slot + self.rng.randrange(max(1, slot))  # seeded jitter
