@@ -119,6 +119,15 @@ class FabricControl:
             n += len(diff)
         return n
 
+    def blackhole(self, switch: str, prefix: str) -> None:
+        """A bad entry, as a faulty controller would write it: `prefix` routed to drop on
+        `switch` (MODIFY of the route if there is one, else INSERT)."""
+        ent = self.encoder.route_drop(prefix)
+        key = identity(ent)
+        have = self.installed.setdefault(switch, {})
+        self._write(switch, [Update.modify(ent) if key in have else Update.insert(ent)])
+        have[key] = ent
+
     def _write(self, switch: str, updates: Iterable[Update]) -> None:
         store = self.stores[switch]
         for u in updates:

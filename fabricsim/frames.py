@@ -22,6 +22,7 @@ __all__ = [
     "OP_ACK",
     "OP_CNP",
     "OP_DATA",
+    "OP_PROBE",
     "FlowFrames",
     "ip_checksum",
 ]
@@ -29,6 +30,7 @@ __all__ = [
 OP_DATA = 0x04
 OP_ACK = 0x11
 OP_CNP = 0x81
+OP_PROBE = 0x64  # fabricsim.probes: a BTH opcode no transport uses
 AETH_ACK = 0x00
 AETH_NAK = 0x60  # PSN sequence error
 AETH_PULL = 0x20  # this simulator's PULL (receiver-driven transports): AETH low bits = pull no.
@@ -114,7 +116,13 @@ class FlowFrames:
             bytes(payload + ICRC),
             bytes(last_payload + ICRC),
             _prefix(
-                dst_mac, dst_gw, dst_ip, src_ip, sport, 4 + ICRC, dscp if ctrl_dscp is None else ctrl_dscp
+                dst_mac,
+                dst_gw,
+                dst_ip,
+                src_ip,
+                sport,
+                4 + ICRC,
+                dscp if ctrl_dscp is None else ctrl_dscp,
             ),
             data_qp,
             ack_qp,

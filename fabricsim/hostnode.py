@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import EventLoop
-from .frames import AETH_NAK, AETH_PULL, OP_ACK, OP_CNP, OP_DATA
+from .frames import AETH_NAK, AETH_PULL, OP_ACK, OP_CNP, OP_DATA, OP_PROBE
 from .links import Wire
 from .receivers import Receiver
 from .sender import Sender
@@ -33,6 +33,7 @@ class HostNode:
         "name",
         "nic_free",
         "on_complete",
+        "on_probe",
         "pause_ns",
         "paused",
         "paused_since",
@@ -77,6 +78,7 @@ class HostNode:
         self.cnps_ignored = 0
         self.acks_lost = 0
         self.received = 0
+        self.on_probe: Callable[[bytes, int], None] | None = None  # fabricsim.probes
         self.on_complete: Callable[[int, int], None] | None = None
 
     # ------------------------------------------------------------ flows
@@ -132,6 +134,8 @@ class HostNode:
             if s.done:
                 self._retire(s)
             self._kick()
+        elif op == OP_PROBE and self.on_probe is not None:
+            self.on_probe(data, now)
         elif op == OP_CNP:
             s = self.senders.get(qp ^ 1)
             if s is None or qp & 1 == 0:

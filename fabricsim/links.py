@@ -39,6 +39,7 @@ class Wire:
         "packets",
         "rate_bps",
         "rng",
+        "tap",
         "up",
     )
 
@@ -66,6 +67,7 @@ class Wire:
         self.rng = rng
         self.up = True
         self.deliver: Callable[[Any], None] | None = None  # peer.receive((port, data))
+        self.tap: Callable[[Wire, bytes], None] | None = None  # sees every packet sent
         self.packets = 0
         self.lost = 0
         self.bin_ns = bin_ns
@@ -81,6 +83,8 @@ class Wire:
         busy that long also when the packet is lost: link down or random loss)."""
         n = len(data)
         ser = int(n * 8e9 / self.rate_bps)
+        if self.tap is not None:
+            self.tap(self, data)
         if not self.up or (self.loss and self.rng.random() < self.loss):
             self.lost += 1
             return ser

@@ -18,6 +18,7 @@ from typing import Any
 
 from softswitch.codegen.program import CompiledProgram
 
+from .faults import Fault, apply_fault
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .network import NetParams, Network
 from .receivers import ALIASES as RECEIVER_ALIASES
@@ -67,6 +68,9 @@ class SimConfig:
     drain: bool = False  # after the last flow, run until nothing is in flight
     int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
     sample_ns: int = 1_000
+    faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
+    probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
+    probe_interval_ns: int = 20_000
 
     def __post_init__(self) -> None:
         """A configuration that cannot run is refused here (ValueError naming the field),
@@ -219,9 +223,17 @@ def simulate(
             )
 
         loop.at(at, fail)
+    for fault in cfg.faults:
+        fault.check(topo)
+        loop.at(fault.at_ns, lambda f: apply_fault(f, net, control), fault)
     if cfg.storm is not None:
         host, at = cfg.storm
         loop.at(at, net.hosts[host].start_storm)
+    prober = None
+    if cfg.probes:
+        from .probes import Prober
+
+        prober = Prober(net, topo, cfg.seed, cfg.probe_interval_ns, cfg.time_limit_ns)
     loop.at(0, run.sample, None)
     bar = _Progress(cfg.label(), run.horizon_ns(), progress)
     loop_wall, loop_cpu = time.perf_counter(), time.process_time()
@@ -236,6 +248,10 @@ def simulate(
     result["loop_wall_s"] = round(loop_wall, 3)
     result["loop_cpu_s"] = round(loop_cpu, 3)
     result["events"] = loop.events
+    result["faults"] = [f.to_json() for f in cfg.faults]
+    if prober is not None:
+        result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
+        result["host_ips"] = {h.name: h.ip for h in topo.hosts}
     return result
 
 
@@ -362,7 +378,7 @@ class _Run:
             self.pending[f.fid] -= 1
             if self.pending[f.fid] == 0:
                 self.begin(f)
-        if len(self.finish) == len(self.flows) and not self.cfg.drain:
+        if len(self.finish) == len(self.flows) and not (self.cfg.drain or self.cfg.probes):
             self.net.loop.stop()
 
     def note_reroute(self, what: str, updates: int) -> None:

@@ -71,6 +71,21 @@ def _storm(text: str) -> tuple[str, int]:
     return host.strip(), parse_time_ns(when)
 
 
+def _faults(topo: Any, specs: list[str]) -> tuple[Any, ...]:
+    from fabricsim.faults import FaultError, parse_fault
+
+    names = {s.name for s in topo.switches} | {h.name for h in topo.hosts}
+    out = []
+    for text in specs:
+        try:
+            fault = parse_fault(text, names)
+            fault.check(topo)
+        except FaultError as e:
+            raise CliError(f"--fault: {e}") from None
+        out.append(fault)
+    return tuple(out)
+
+
 def parse_transport_param(text: str) -> tuple[str, float]:
     """`NAME=VALUE` (a transport parameter, e.g. g=0.0039 or rate_timer_ns=55000)."""
     name, sep, value = text.partition("=")
@@ -187,6 +202,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--storm", type=_storm, metavar="HOST@TIME", help="HOST stops receiving (PFC storm)"
     )
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND:ARGS@TIME",
+        help="inject a fault (repeatable): loss:A-B,FRAC@T, slow:A-B,FRAC@T, "
+        "blackhole:SWITCH,PREFIX@T; recorded in the JSON as ground truth",
+    )
+    p.add_argument(
+        "--probes", action="store_true", help="Pingmesh-style UDP probes between host pairs"
+    )
     p.add_argument("--json", metavar="FILE", help="write the full result as JSON (- for stdout)")
     p.add_argument("--plots", metavar="DIR", help="write queue and uplink plots to DIR")
     p.set_defaults(func=_sim)
@@ -268,6 +294,8 @@ def _sim(args: argparse.Namespace) -> int:
         load=args.load,
         fail_link=args.fail_link,
         storm=args.storm,
+        faults=_faults(topo, args.fault),
+        probes=args.probes,
     )
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:

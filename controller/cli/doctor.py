@@ -1,0 +1,137 @@
+"""`sprayfabric doctor RUN.json` and `sprayfabric doctor-eval TOPO`: localise the fault
+behind lost or slow probes (fabricsim.doctor), and measure how often it is right."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from .common import CliError
+
+__all__ = ["register", "random_fault", "hit_rank"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="rank the links or switches behind a run's lost or slow probes",
+        description="Reads a run's JSON (sprayfabric sim --probes --json FILE) and ranks "
+        "suspect links and switches, 007-style votes over the probes' paths, with evidence.",
+    )
+    p.add_argument("run", metavar="RUN.json")
+    p.add_argument("--json", action="store_true", help="the diagnosis as JSON")
+    p.set_defaults(func=_doctor)
+    e = sub.add_parser(
+        "doctor-eval",
+        help="inject random faults in short probe runs and score the doctor",
+        description="N runs each with one random fault (loss, slow or blackhole at a random "
+        "place, from the seed) and some runs without; counts top-1 and top-3 hits and "
+        "false alarms.",
+    )
+    e.add_argument("topology", metavar="TOPO")
+    e.add_argument("--faults", type=int, default=10, metavar="N")
+    e.add_argument("--no-fault-runs", type=int, default=None, metavar="Z", help="default N/4")
+    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=_eval)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from fabricsim.doctor import diagnose, format_report
+
+    path = Path(args.run)
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    try:
+        run = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise CliError(f"{path}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    d = diagnose(run)
+    if run.get("faults"):
+        d["injected"] = run["faults"]
+    if args.json:
+        json.dump(d, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_report(d))
+    return 0
+
+
+def random_fault(topo: Any, rng: random.Random) -> Any:
+    """One fault at a random place of `topo`: loss (one direction) or slow on a
+    switch-to-switch link, or a blackhole of a leaf's prefix at a transit switch."""
+    from fabricsim.faults import Fault
+
+    kind = rng.choice(("loss", "slow", "blackhole"))
+    if kind == "blackhole":
+        transit = [s for s in topo.switches if not topo.hosts_of(s.name)]
+        sw = rng.choice(transit)
+        nets = [n for s in topo.switches for n in s.subnets]
+        return Fault("blackhole", (sw.name,), rng.choice(nets), 0)
+    link = rng.choice(list(topo.links))
+    a, b = (link.a, link.b) if rng.random() < 0.5 else (link.b, link.a)
+    return Fault(kind, (a, b), "0.05" if kind == "loss" else "0.25", 0)
+
+
+def hit_rank(d: dict[str, Any], fault: Any) -> int | None:
+    """1-based rank of the injected fault among the suspects (None: not among them)."""
+    for i, s in enumerate(d["suspects"], 1):
+        if fault.kind == "blackhole":
+            if s["kind"] == "switch" and s["where"] == fault.place[0]:
+                return i
+        elif s["kind"] == "link" and set(s["link"]) == set(fault.place):
+            return i
+    return None
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from controller.topology import load_topology
+    from fabricsim.doctor import diagnose
+    from fabricsim.run import SimConfig, simulate
+
+    if args.faults < 0:
+        raise CliError("--faults: at least 0")
+    if not Path(args.topology).is_file():
+        raise CliError(f"{args.topology}: no such topology file")
+    topo = load_topology(args.topology)
+    rng = random.Random(args.seed)
+    z = args.no_fault_runs if args.no_fault_runs is not None else max(1, args.faults // 4)
+    plan = [random_fault(topo, rng) for _ in range(args.faults)] + [None] * z
+    top1 = top3 = false_alarms = 0
+    rows = []
+    for i, fault in enumerate(plan):
+        cfg = SimConfig(
+            workload="permutation",
+            seed=args.seed * 1000 + i,
+            flow_bytes=20_000,
+            probes=True,
+            time_limit_ns=600_000,
+            faults=(fault,) if fault is not None else (),
+        )
+        d = diagnose(simulate(topo, cfg))
+        rank = hit_rank(d, fault) if fault is not None else None
+        if fault is None:
+            false_alarms += bool(d["suspects"])
+        else:
+            top1 += rank == 1
+            top3 += rank is not None and rank <= 3
+        what = fault.spec() if fault is not None else "no fault"
+        rows.append({"fault": what, "verdict": d["verdict"], "rank": rank})
+        print(f"[{i + 1}/{len(plan)}] {what}: {d['verdict']} (rank {rank})", file=sys.stderr)
+    out = {
+        "faults": args.faults,
+        "top1": top1,
+        "top3": top3,
+        "false_alarms": false_alarms,
+        "no_fault_runs": z,
+    }
+    if args.json:
+        json.dump(out | {"runs": rows}, sys.stdout, indent=1)
+        print()
+    else:
+        print(json.dumps(out))
+    return 0
