@@ -25,7 +25,7 @@ from .receivers import ALIASES as RECEIVER_ALIASES
 from .receivers import RECEIVERS, Receiver
 from .sender import NicParams, Sender
 from .transports import TRANSPORTS, PathInfo, make_transport, transport_params
-from .workloads import WORKLOADS, Flow, make_workload
+from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 
@@ -52,6 +52,7 @@ class SimConfig:
     transport_params: tuple[tuple[str, float], ...] = ()  # overrides, by field name
     pmtu: int = PAYLOAD  # payload bytes per data packet (RoCE path MTU; 4096 is RoCE's largest)
     load: float = 0.5  # poisson workload
+    size_mix: str = "websearch"  # poisson workload: fabricsim.workloads.SIZE_MIXES
     fan_in: int | None = None  # incast senders (None: every host on other leaves)
     nic: NicParams = field(default_factory=NicParams)
     net: NetParams = field(default_factory=NetParams)
@@ -83,6 +84,8 @@ class SimConfig:
             raise ValueError(f"receiver {self.receiver!r}: one of {', '.join(RECEIVERS)}")
         if self.reorder_window < 1:
             raise ValueError(f"reorder_window {self.reorder_window}: at least one packet")
+        if self.size_mix not in SIZE_MIXES:
+            raise ValueError(f"size_mix {self.size_mix!r}: one of {', '.join(SIZE_MIXES)}")
         if self.transport not in TRANSPORTS:
             raise ValueError(f"transport {self.transport!r}: one of {', '.join(TRANSPORTS)}")
         transport_params(self.transport, dict(self.transport_params))  # refuses unknown names
@@ -203,6 +206,7 @@ def simulate(
         cfg.flow_bytes,
         cfg.seed,
         load=cfg.load,
+        mix=cfg.size_mix,
         fan_in=cfg.fan_in,
         leaf_of=leaf_of,
         rate_bps=cfg.nic.line_rate_bps,

@@ -82,7 +82,8 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             "flows": len(run.flows),
             "pfc": cfg.net.pfc.enabled,
             "topology": getattr(topo, "name", ""),
-        },
+        }
+        | ({"load": cfg.load, "size_mix": cfg.size_mix} if cfg.workload == "poisson" else {}),
         "sim_time_us": _r(end / 1000, 3),
         "flows_completed": done,
         "throughput_pct_of_line_rate": _r(100 * sum(utils) / len(utils)) if utils else 0.0,

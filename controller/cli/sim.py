@@ -113,7 +113,16 @@ def _csv(kind: Callable[[str], Any], choices: tuple[str, ...] | None = None) -> 
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from fabricsim.workloads import SIZE_MIXES
+
     p.add_argument("topology", metavar="TOPO", help="topology file (YAML)")
+    p.add_argument(
+        "--size-mix",
+        choices=SIZE_MIXES,
+        default="websearch",
+        help="poisson workload: the published flow-size distribution, scaled to a mean of "
+        "--flow-bytes (websearch: DCTCP's web search; hadoop: Facebook's Hadoop)",
+    )
     p.add_argument(
         "--flow-bytes", type=_positive_int, default=300_000, help="bytes per flow (default 300000)"
     )
@@ -260,6 +269,7 @@ def _make_config(args: argparse.Namespace, transport: str, kw: dict[str, Any]) -
         transport=transport,
         transport_params=tuple(args.transport_param),
         pmtu=args.pmtu,
+        size_mix=args.size_mix,
         fan_in=args.fan_in,
         trim_threshold=args.trim_threshold,
         time_limit_ns=args.time_limit,
@@ -343,6 +353,7 @@ def _sweep(args: argparse.Namespace) -> int:
             "mode": k[1],
             "seed": int(k[2]),
             "load": None if k[3] == "-" else float(k[3]),
+            "size_mix": args.size_mix if k[0] == "poisson" else None,
         }
         | {key: r[key] for key in (*SUMMARY_KEYS, "pfc_pause_us")}
         for k, r in sorted(results.items())
