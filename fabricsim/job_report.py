@@ -3,13 +3,20 @@
 Input is the `job` part of a collective run (`sprayfabric sim --workload
 allreduce|alltoall --json RUN.json`, see `collective.py`). The report has
 
-- per step: start (the first of its flows to start), end (the last to finish), duration,
-  and how it compares with the median step; the slowest step;
+- per step: start, end and duration on the job's critical path, and how the duration
+  compares with the median step; the slowest step. The critical path runs back from the
+  flow that finished last through the flow each one waited for (its latest-finishing
+  dependency) to a flow that waited for nothing: a step starts when the previous step's
+  flow on that path ends and ends when its own does, so the steps tile the job's time
+  and the slowest step is the one that added most to it. (A ring's hosts do not move in
+  lock-step: step k+1 of one host overlaps step k of another. A step's span, from its
+  first flow's start to its last flow's end, is kept beside it as `span_start_us` and
+  `span_end_us`.) An all-to-all's one step is its span;
 - per step, its slowest flows (by FCT): source, destination, FCT and slowdown (FCT over
   the ideal: the bytes at line rate plus the unloaded path);
 - for each of those flows, every hop INT saw (switch, egress port, the neighbour behind
   it, packets, queue occupancy and hop latency percentiles as fabric.p4 stamped them),
-  the hop where its packets waited longest first;
+  in path order, and the one where its packets waited longest (`waited_at`);
 - a one-line verdict naming the slowest step, its slowest flow and where that flow's
   packets waited.
 
@@ -23,7 +30,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
-__all__ = ["EVEN", "job_report", "format_job_report"]
+__all__ = ["EVEN", "critical_path", "format_job_report", "job_report"]
 
 EVEN = 1.5  # a slowest step (or flow) within this factor of the median: the job is even
 TOP_FLOWS = 3  # slowest flows reported per step
@@ -56,6 +63,29 @@ def _flow_row(f: dict[str, Any], hops: list[dict[str, Any]] | None) -> dict[str,
     }
 
 
+def _us(ns: float) -> float:
+    return round(ns / 1000, 3)
+
+
+def critical_path(flows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """step -> its flow on the job's critical path (see the module docstring)."""
+    done = {f["fid"]: f for f in flows if f["start_ns"] is not None and f["end_ns"] is not None}
+    if not done:
+        return {}
+
+    def last(fs: list[dict[str, Any]]) -> dict[str, Any]:
+        return max(fs, key=lambda f: (f["end_ns"], -f["fid"]))
+
+    cur = last(list(done.values()))
+    chain: dict[int, dict[str, Any]] = {}
+    while True:
+        chain.setdefault(cur["step"], cur)
+        deps = [done[d] for d in cur["after"] if d in done]
+        if not deps:
+            return chain
+        cur = last(deps)
+
+
 def job_report(run: dict[str, Any], top: int = TOP_FLOWS) -> dict[str, Any]:
     """Steps, their slowest flows and the hops where those waited, and a verdict."""
     job = run.get("job")
@@ -69,6 +99,7 @@ def job_report(run: dict[str, Any], top: int = TOP_FLOWS) -> dict[str, Any]:
     by_step: dict[int, list[dict[str, Any]]] = {}
     for f in job["flows"]:
         by_step.setdefault(f["step"], []).append(f)
+    chain = critical_path(job["flows"])
     steps = []
     for k in sorted(by_step):
         flows = by_step[k]
@@ -78,14 +109,26 @@ def job_report(run: dict[str, Any], top: int = TOP_FLOWS) -> dict[str, Any]:
             "step": k,
             "flows": len(flows),
             "completed": len(done),
-            "start_us": round(min(started) / 1000, 3) if started else None,
+            "start_us": None,
             "end_us": None,
             "duration_us": None,
+            "critical_flow": None,
+            "span_start_us": _us(min(started)) if started else None,
+            "span_end_us": None,
         }
         if len(done) == len(flows) and flows:
-            end = max(f["end_ns"] for f in flows)
-            row["end_us"] = round(end / 1000, 3)
-            row["duration_us"] = round((end - min(started)) / 1000, 3)
+            last_end = max(f["end_ns"] for f in flows)
+            row["span_end_us"] = _us(last_end)
+            crit = chain.get(k)
+            start, end = min(started), last_end  # off the critical path: the whole span
+            if crit is not None and len(by_step) > 1:
+                prev = chain.get(k - 1)
+                start = prev["end_ns"] if prev is not None else min(started)
+                end = crit["end_ns"]
+            if crit is not None:
+                row["critical_flow"] = _flow_row(crit, ints.get(str(crit["fid"])))
+            row["start_us"], row["end_us"] = _us(start), _us(end)
+            row["duration_us"] = _us(end - start)
         rows = sorted(
             (_flow_row(f, ints.get(str(f["fid"]))) for f in done),
             key=lambda r: (-r["fct_us"], r["fid"]),
@@ -132,7 +175,10 @@ def _verdict(d: dict[str, Any], slowest: dict[str, Any] | None) -> str:
         return f"step {first} did not complete ({len(d['incomplete_steps'])} steps incomplete)"
     if slowest is None or not slowest["slowest_flows"]:
         return "no completed flows"
+    # the flow that made the step long: its flow on the critical path, else its slowest
     flow = slowest["slowest_flows"][0]
+    if len(d["steps"]) > 1 and slowest["critical_flow"] is not None:
+        flow = slowest["critical_flow"]
     fct = f"FCT {flow['fct_us']:g} us, {flow['slowdown']:g}x ideal"
     where = _where(flow["waited_at"])
     if len(d["steps"]) == 1:
@@ -154,7 +200,8 @@ def _verdict(d: dict[str, Any], slowest: dict[str, Any] | None) -> str:
 def format_job_report(d: dict[str, Any]) -> str:
     lines = [f"{d['workload']} on {d['hosts']} hosts: {len(d['steps'])} steps"]
     lines.append(
-        f"  {'step':>4} {'start_us':>9} {'end_us':>9} {'dur_us':>8} {'x_med':>6}  slowest flow"
+        f"  {'step':>4} {'start_us':>9} {'end_us':>9} {'dur_us':>8} {'x_med':>6}  "
+        f"{'critical':<9} slowest flow (FCT, slowdown)"
     )
     for s in d["steps"]:
         mark = "*" if s["step"] == d["slowest_step"] else " "
@@ -165,20 +212,29 @@ def format_job_report(d: dict[str, Any]) -> str:
             else "-"
         )
 
+        c = s["critical_flow"]
+        crit = f"{c['src']}->{c['dst']}" if c else "-"
+
         def num(x: float | None, fmt: str) -> str:
             return "-" if x is None else format(x, fmt)
 
         lines.append(
             f" {mark}{s['step']:>4} {num(s['start_us'], '9.2f')} {num(s['end_us'], '9.2f')} "
-            f"{num(s['duration_us'], '8.2f')} {num(s['vs_median'], '6.2f')}  {who}"
+            f"{num(s['duration_us'], '8.2f')} {num(s['vs_median'], '6.2f')}  "
+            f"{crit:<9} {who}"
         )
     slow = next((s for s in d["steps"] if s["step"] == d["slowest_step"]), None)
     if slow is not None:
         lines.append(f"slowest step {slow['step']}: its slowest flows and where they waited")
-        for f in slow["slowest_flows"]:
+        shown = list(slow["slowest_flows"])
+        c = slow["critical_flow"]
+        if c is not None and all(f["fid"] != c["fid"] for f in shown):
+            shown.append(c)
+        for f in shown:
+            tag = " (critical path)" if c is not None and f["fid"] == c["fid"] else ""
             lines.append(
                 f"  {f['src']}->{f['dst']} FCT {f['fct_us']:g} us ({f['slowdown']:g}x ideal "
-                f"{f['ideal_us']:g} us)"
+                f"{f['ideal_us']:g} us){tag}"
             )
             for h in f["hops"]:
                 q, lat = h["queue_pkts"], h["hop_latency_ns"]
