@@ -139,6 +139,7 @@ def job_report(run: dict[str, Any], top: int = TOP_FLOWS) -> dict[str, Any]:
         steps.append(row)
     durations = [s["duration_us"] for s in steps if s["duration_us"] is not None]
     med = median(durations) if durations else None
+    ideal = median(f["ideal_ns"] for f in job["flows"]) if job["flows"] else None
     for s in steps:
         s["vs_median"] = (
             round(s["duration_us"] / med, 3) if med and s["duration_us"] is not None else None
@@ -150,6 +151,9 @@ def job_report(run: dict[str, Any], top: int = TOP_FLOWS) -> dict[str, Any]:
         "hosts": len(job["hosts"]),
         "steps": steps,
         "step_median_us": round(med, 3) if med is not None else None,
+        # a step without congestion: one chunk's ideal FCT (the median flow's)
+        "step_ideal_us": _us(ideal) if ideal else None,
+        "median_over_ideal": round(med * 1000 / ideal, 3) if med and ideal else None,
         "slowest_step": slowest["step"] if slowest else None,
         "slowest_over_median": slowest["vs_median"] if slowest else None,
         "incomplete_steps": [s["step"] for s in steps if s["duration_us"] is None],
@@ -191,14 +195,21 @@ def _verdict(d: dict[str, Any], slowest: dict[str, Any] | None) -> str:
         ratio = slowest["vs_median"]
         line = (
             f"step {slowest['step']} took {ratio:.2g}x the median step "
-            f"({slowest['duration_us']:g} us vs {d['step_median_us']:g} us); flow "
+            f"({slowest['duration_us']:g} us vs {d['step_median_us']:g} us, "
+            f"{d['median_over_ideal']:.2g}x a chunk's ideal {d['step_ideal_us']:g} us); flow "
             f"{flow['src']}->{flow['dst']} ({fct}) {where}"
         )
     return f"even: {line}" if ratio <= EVEN else line
 
 
 def format_job_report(d: dict[str, Any]) -> str:
-    lines = [f"{d['workload']} on {d['hosts']} hosts: {len(d['steps'])} steps"]
+    n = len(d["steps"])
+    lines = [f"{d['workload']} on {d['hosts']} hosts: {n} step{'s' if n != 1 else ''}"]
+    if len(d["steps"]) > 1 and d["step_median_us"] is not None and d["step_ideal_us"]:
+        lines[0] += (
+            f", median step {d['step_median_us']:g} us ({d['median_over_ideal']:g}x a chunk's "
+            f"ideal {d['step_ideal_us']:g} us)"
+        )
     lines.append(
         f"  {'step':>4} {'start_us':>9} {'end_us':>9} {'dur_us':>8} {'x_med':>6}  "
         f"{'critical':<9} slowest flow (FCT, slowdown)"
