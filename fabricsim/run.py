@@ -67,7 +67,7 @@ class SimConfig:
     storm: tuple[str, int] | None = None  # (host, from_ns): a stuck receiver
     time_limit_ns: int = 20_000_000
     drain: bool = False  # after the last flow, run until nothing is in flight
-    int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host (collectives: all)
+    int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
     sample_ns: int = 1_000
     faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
     probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
@@ -150,8 +150,8 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         if cfg.trim_threshold is not None
         else None,
     )
-    if cfg.workload in COLLECTIVES:  # room for every data packet's INT metadata
-        policy = replace(policy, mtu=int_mtu(cfg.pmtu))
+    if cfg.workload in COLLECTIVES:  # every host watched; room for each packet's INT
+        policy = replace(policy, mtu=max(policy.mtu, int_mtu(cfg.pmtu)))
     return policy
 
 
