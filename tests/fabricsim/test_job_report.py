@@ -176,3 +176,82 @@ def test_alltoall_one_step_slowest_flow_at_the_slow_link(tmp_path: Path) -> None
     hop = step["slowest_flows"][0]["waited_at"]
     assert {hop["switch"], hop["to"]} == set(SLOW)
     assert "1 step of 12 flows" in d["verdict"]
+
+
+def _hop(sw: str, port: int, to: str, lat_us: int, queue: int) -> dict[str, Any]:
+    return {
+        "switch": sw,
+        "port": port,
+        "to": to,
+        "packets": 10,
+        "queue_pkts": {"p50": queue // 2, "p99": queue, "max": queue},
+        "hop_latency_ns": {"p50": 0, "p99": lat_us * 1000, "max": lat_us * 1000, "sum": 0},
+    }
+
+
+def _synthetic() -> dict[str, Any]:
+    """Two hosts a, b exchanging chunks for three steps: a->b then b->a, each waiting for
+    the chunk it received; step 1's b->a is slow, and step 0 has a slow flow that is not on
+    the critical path (c->d, waited for by nothing)."""
+    flows = [
+        # fid, src, dst, step, after, start, end (us)
+        (0, "a", "b", 0, [], 0, 10),
+        (1, "b", "a", 0, [], 0, 9),
+        (2, "c", "d", 0, [], 0, 25),
+        (3, "a", "b", 1, [1], 9, 19),
+        (4, "b", "a", 1, [0], 10, 50),
+        (5, "a", "b", 2, [4], 50, 60),
+        (6, "b", "a", 2, [3], 19, 29),
+    ]
+    return {
+        "job": {
+            "workload": "allreduce",
+            "hosts": ["a", "b", "c", "d"],
+            "steps": 3,
+            "flows": [
+                {
+                    "fid": fid,
+                    "src": s,
+                    "dst": d,
+                    "bytes": 1000,
+                    "step": k,
+                    "after": after,
+                    "start_ns": t0 * 1000,
+                    "end_ns": t1 * 1000,
+                    "ideal_ns": 8000,
+                }
+                for fid, s, d, k, after, t0, t1 in flows
+            ],
+            "int": {
+                "4": [_hop("leaf2", 3, "spine1", 2, 9), _hop("spine1", 1, "leaf1", 30, 70)],
+                "2": [_hop("leaf3", 1, "spine2", 12, 40)],
+            },
+        }
+    }
+
+
+def test_critical_path_times_the_steps() -> None:
+    d = job_report(_synthetic())
+    # critical path: 5 (ended last) <- 4 <- 0; steps tile [0, 60] us
+    assert [(s["start_us"], s["end_us"]) for s in d["steps"]] == [(0, 10), (10, 50), (50, 60)]
+    assert [s["critical_flow"]["fid"] for s in d["steps"]] == [0, 4, 5]
+    assert d["steps"][0]["slowest_flows"][0]["fid"] == 2  # slow, but off the path
+    assert d["steps"][0]["span_end_us"] == 25
+    assert d["slowest_step"] == 1 and d["step_median_us"] == 10
+    assert d["slowest_over_median"] == 4
+    crit = d["steps"][1]["critical_flow"]
+    assert crit["slowdown"] == 5 and crit["waited_at"]["switch"] == "spine1"
+    assert d["verdict"] == (
+        "step 1 took 4x the median step (40 us vs 10 us, 1.2x a chunk's ideal 8 us); flow "
+        "b->a (FCT 40 us, 5x ideal) waited 30 us (p99 per packet) at spine1 port 1 "
+        "(to leaf1) (queue p99 70 pkts)"
+    )
+
+
+def test_an_incomplete_step_is_the_verdict() -> None:
+    run = _synthetic()
+    run["job"]["flows"][5]["end_ns"] = None
+    d = job_report(run)
+    assert d["incomplete_steps"] == [2]
+    assert d["steps"][2]["duration_us"] is None and d["steps"][2]["completed"] == 1
+    assert d["verdict"].startswith("step 2 did not complete")
