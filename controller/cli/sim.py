@@ -331,6 +331,9 @@ def _sim(args: argparse.Namespace) -> int:
         for key, label, fmt in COLUMNS:
             print(f"  {label:<8} {fmt.format(r[key])}")
         print(f"  pause_us {r['pfc_pause_us']}")
+        if "job" in r:  # a collective
+            where = args.json or "RUN.json (with --json)"
+            print(f"  steps    {r['job']['steps']}: sprayfabric job-report {where}")
     if args.plots:
         from fabricsim.plots import plot_queues, plot_uplinks
 

@@ -255,3 +255,11 @@ def test_an_incomplete_step_is_the_verdict() -> None:
     assert d["incomplete_steps"] == [2]
     assert d["steps"][2]["duration_us"] is None and d["steps"][2]["completed"] == 1
     assert d["verdict"].startswith("step 2 did not complete")
+
+
+def test_sim_points_a_collective_at_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["sim", str(TOPO), "--workload", "alltoall", "--chunk-bytes", "2000"]
+    assert main(args) == 0
+    assert "steps    1: sprayfabric job-report RUN.json" in capsys.readouterr().out
+    assert main(["sim", str(TOPO), "--flow-bytes", "2000"]) == 0
+    assert "job-report" not in capsys.readouterr().out
