@@ -202,6 +202,11 @@ def _verdict(d: dict[str, Any], slowest: dict[str, Any] | None) -> str:
     return f"even: {line}" if ratio <= EVEN else line
 
 
+def _hop_name(h: dict[str, Any]) -> str:
+    to = f" ->{h['to']}" if h.get("to") else ""
+    return f"{h['switch']}:{h['port']}{to}"
+
+
 def format_job_report(d: dict[str, Any]) -> str:
     n = len(d["steps"])
     lines = [f"{d['workload']} on {d['hosts']} hosts: {n} step{'s' if n != 1 else ''}"]
@@ -241,6 +246,7 @@ def format_job_report(d: dict[str, Any]) -> str:
         c = slow["critical_flow"]
         if c is not None and all(f["fid"] != c["fid"] for f in shown):
             shown.append(c)
+        width = max((len(_hop_name(h)) for f in shown for h in f["hops"]), default=0)
         for f in shown:
             tag = " (critical path)" if c is not None and f["fid"] == c["fid"] else ""
             lines.append(
@@ -249,10 +255,9 @@ def format_job_report(d: dict[str, Any]) -> str:
             )
             for h in f["hops"]:
                 q, lat = h["queue_pkts"], h["hop_latency_ns"]
-                to = f" ->{h['to']}" if h.get("to") else ""
                 mark = "<" if h == f["waited_at"] else " "
                 lines.append(
-                    f"   {mark}{h['switch']}:{h['port']}{to:<9} {h['packets']:>4} pkts  queue "
+                    f"   {mark}{_hop_name(h):<{width}} {h['packets']:>4} pkts  queue "
                     f"p50/p99/max {q['p50']:g}/{q['p99']:g}/{q['max']:g}  hop latency us "
                     f"p50/p99/max {lat['p50'] / 1000:g}/{lat['p99'] / 1000:g}/"
                     f"{lat['max'] / 1000:g}"
