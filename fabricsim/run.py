@@ -11,13 +11,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from softswitch.codegen.program import CompiledProgram
 
+from .collective import COLLECTIVES, int_mtu, job_record
 from .faults import Fault, apply_fault
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .network import NetParams, Network
@@ -136,12 +137,14 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         first: dict[str, Any] = {}  # leaf -> its first host
         for h in topo.hosts:
             first.setdefault(h.switch, h)
+        # a collective's report needs every flow's hops: every host is watched
+        watched = topo.hosts if cfg.workload in COLLECTIVES else tuple(first.values())
         int_md = IntPolicy(
-            watchlist=tuple(IntWatch(ip_src=f"{h.ip}/32", ip_proto=17) for h in first.values()),
+            watchlist=tuple(IntWatch(ip_src=f"{h.ip}/32", ip_proto=17) for h in watched),
             instructions=instruction_bitmap(("switch_id", "ports", "hop_latency", "queue")),
             collector=IntCollector(COLLECTOR_IP, COLLECTOR_MAC),
         )
-    return Policy(
+    policy = Policy(
         int_md=int_md,
         mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
@@ -150,6 +153,9 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         if cfg.trim_threshold is not None
         else None,
     )
+    if cfg.workload in COLLECTIVES:  # every host watched; room for each packet's INT
+        policy = replace(policy, mtu=max(policy.mtu, int_mtu(cfg.pmtu)))
+    return policy
 
 
 class _Progress:
@@ -253,6 +259,8 @@ def simulate(
     result["loop_cpu_s"] = round(loop_cpu, 3)
     result["events"] = loop.events
     result["faults"] = [f.to_json() for f in cfg.faults]
+    if cfg.workload in COLLECTIVES:
+        result["job"] = job_record(run, topo)  # for `sprayfabric job-report`
     if prober is not None:
         result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}

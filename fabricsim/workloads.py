@@ -5,6 +5,7 @@
 - `all_to_all`: every host sends size/(n-1) bytes to every other host.
 - `ring_allreduce`: hosts in a ring; 2(n-1) steps, each host sends size/n bytes to its
   successor per step, a step starting when the host has received the previous step's chunk.
+- `allreduce`, `alltoall`: the two collectives' short names.
 - `poisson`: flows with sizes drawn from a web-search-like distribution between random
   pairs, arriving as a Poisson process at `load` of the hosts' line rate.
 """
@@ -184,6 +185,9 @@ WORKLOADS = {
     "all_to_all": all_to_all,
     "ring_allreduce": ring_allreduce,
     "poisson": poisson,
+    # the collectives' short names (`sprayfabric sim --workload allreduce|alltoall`)
+    "allreduce": ring_allreduce,
+    "alltoall": all_to_all,
 }
 
 
