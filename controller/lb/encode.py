@@ -127,9 +127,16 @@ class FabricEncoder:
         )
 
     def layout(self, group: RouteGroup) -> GroupLayout:
-        """Member slots of a group: one per next hop, or WCMP replication (wcmp.py)."""
-        idx = slots(group.weights, len(group.next_hops), self.max_members)
-        return GroupLayout(group.group_id, tuple(group.next_hops[i] for i in idx))
+        """Member slots of a group: one per next hop, or WCMP replication (wcmp.py).
+
+        The slots depend only on the group's (next hop, weight) pairs, not on the order
+        they are listed in: the next hops are taken in port order, so a group that keeps
+        its next-hop set keeps every member entry (nothing to rewrite)."""
+        hops = group.next_hops
+        order = sorted(range(len(hops)), key=lambda i: (hops[i].port, hops[i].dmac))
+        weights = None if group.weights is None else [group.weights[i] for i in order]
+        idx = slots(weights, len(hops), self.max_members)
+        return GroupLayout(group.group_id, tuple(hops[order[i]] for i in idx))
 
     def group_entities(
         self,
