@@ -54,6 +54,14 @@ class DesiredCache:
 
     group_ids: GroupIds[NextHops] = field(default_factory=GroupIds)
     last: dict[str, tuple[Any, list[Entity]]] = field(default_factory=dict)
+    # one encoder per schema (its memo of entries serves every computation)
+    encoders: dict[int, tuple[Any, FabricEncoder]] = field(default_factory=dict)
+
+    def encoder(self, schema: Any) -> FabricEncoder:
+        got = self.encoders.get(id(schema))
+        if got is None or got[0] is not schema:
+            got = self.encoders[id(schema)] = (schema, FabricEncoder(schema))
+        return got[1]
 
     def release(self, switches: Iterable[str] | None = None) -> None:
         """The switches named (None: all) hold their last desired state now: the group ids
@@ -80,7 +88,6 @@ def fabric_desired_state(run: Any) -> dict[str, list[Entity]]:
         policy = with_collector(policy, wiring.collector[1])
     assert run.sessions is not None
     out: dict[str, list[Entity]] = {}
-    encoders: dict[int, FabricEncoder] = {}
     for sw in topo.switches:
         schema = run.sessions[sw.name].schema
         w = wiring.switches[sw.name] if wiring is not None else None
@@ -90,7 +97,7 @@ def fabric_desired_state(run: Any) -> dict[str, list[Entity]]:
         if last is not None and last[0] == key:
             out[sw.name] = last[1]
             continue
-        enc = encoders.setdefault(id(schema), FabricEncoder(schema))
+        enc = cache.encoder(schema)
         intent = switch_intent(
             topo,
             sr,

@@ -46,7 +46,7 @@ from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .desired import DesiredCache
 from .hosts import ExpectedHost, HostTracker
-from .reconcile import content, identity
+from .reconcile import identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
@@ -422,12 +422,9 @@ class FabricRun:
         assert self.sessions is not None
         with self.lock:
             desired = self.desired_state(self)
-            changed = []
-            for n, ents in desired.items():
-                cur = self.sessions[n].desired
-                # the cache hands back the same entity objects: most lists compare at once
-                if ents != cur and _state(ents) != _state(cur):
-                    changed.append(n)
+            # the desired-state cache hands back the same entity objects, so an unchanged
+            # list compares at once; a list that differs only in order plans nothing
+            changed = [n for n, ents in desired.items() if ents != self.sessions[n].desired]
             res = self.sessions.update_all({n: desired[n] for n in changed})
             self.desired_cache.release(changed)
         return {
@@ -589,8 +586,3 @@ class FabricRun:
             self.collector = None
         if errors:
             log.warning("stopping switches: %s", "; ".join(errors))
-
-
-def _state(entities: list[Entity]) -> set[tuple[Any, Any]]:
-    """A switch's desired entities as a comparable set."""
-    return {(identity(e), content(e)) for e in entities}
