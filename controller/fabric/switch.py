@@ -214,7 +214,14 @@ class ManagedSwitch:
             s = self.session
             if before is None or s is None or not self.connected:
                 return self.sync()
-            p = plan(self.desired, before)
+            # the entry objects both lists share are unchanged: plan only the others (a
+            # controller that builds its entries from a memo shares nearly all of them)
+            new_ids = {id(e) for e in self.desired}
+            shared = {id(e) for e in before if id(e) in new_ids}
+            p = plan(
+                [e for e in self.desired if id(e) not in shared],
+                [e for e in before if id(e) not in shared],
+            )
             try:
                 writes = self._write(s, p)
             except P4RuntimeError as e:

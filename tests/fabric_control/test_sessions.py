@@ -238,6 +238,17 @@ def test_update_writes_the_difference_without_reading_back(
     r = fabric.update_all({"s1": changed})["s1"]
     assert (r.inserted, r.modified, r.deleted, r.read) == (1, 2, 0, 0)
     assert read_state(s1.target.address, 1, schema) == canonical(changed)
+    # the same entry objects, in another order, minus one route, plus an equal copy of
+    # another and one new route
+    copy = codec.table_entry(schema, "my_station", {"eth_dst": "00:00:00:00:aa:01"}, "set_routable")
+    new_route = codec.table_entry(
+        schema, "routing_v4", {"ipv4_dst": "10.9.0.0/16"}, "set_next_hop_group", {"group_id": 2}
+    )
+    assert copy == changed[0] and copy is not changed[0]
+    changed = [new_route, *reversed(changed[1:-1]), copy]
+    r = fabric.update_all({"s1": changed})["s1"]
+    assert (r.inserted, r.modified, r.deleted, r.read) == (1, 0, 1, 0)
+    assert read_state(s1.target.address, 1, schema) == canonical(changed)
 
     # an entry deleted behind the controller's back: the incremental MODIFY of it fails,
     # and update falls back to reading the switch and writing what it lacks
