@@ -139,22 +139,37 @@ class SwitchRuntime:
         bps: float | None = None,
         priority: int | None = None,
     ) -> None:
-        """Egress service rate of one port (all ports when None), in packets/s or bits/s;
-        both None: unthrottled. Kept across pipeline loads."""
+        """Egress service rate of one port (all ports when None) and priority queue (all
+        when None), in packets/s or bits/s; both None: unthrottled. It applies to the
+        packets already queued too (see v1model/tm.py). Kept across pipeline loads."""
+        self._check_priority(priority)
+        if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
+            raise ValueError("queue rates must be positive")
         with self.lock:
-            self._queue_settings.append(("rate", port, priority, (pps, bps)))
             if self.switch is not None:
                 self.switch.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
+            self._queue_settings.append(("rate", port, priority, (pps, bps)))
             self._wake.notify_all()
 
     def set_queue_depth(
         self, depth: int, port: int | None = None, priority: int | None = None
     ) -> None:
-        """Egress queue depth in packets of one port (all ports when None)."""
+        """Egress queue depth in packets of one port (all ports when None) and priority
+        queue (all when None). Kept across pipeline loads."""
+        self._check_priority(priority)
+        if depth < 1:
+            raise ValueError("queue depth must be at least 1 packet")
         with self.lock:
-            self._queue_settings.append(("depth", port, priority, depth))
             if self.switch is not None:
                 self.switch.tm.set_depth(depth, port=port, priority=priority)
+            self._queue_settings.append(("depth", port, priority, depth))
+
+    def _check_priority(self, priority: int | None) -> None:
+        if priority is not None and not 0 <= priority < self.priority_queues:
+            raise ValueError(
+                f"priority {priority} out of range: this switch has {self.priority_queues} "
+                f"queue(s) per port (0..{self.priority_queues - 1}; --priority-queues N)"
+            )
 
     def queue_occupancy(self, port: int, priority: int = 0) -> int:
         """Packets waiting in a port's queue now."""

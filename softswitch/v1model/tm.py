@@ -111,6 +111,10 @@ class TrafficManager:
         self._next_port = -1  # the port of _next (the lowest of equal times)
         self._dirty = False
         self.default_depth = default_depth
+        # what a port not configured on its own gets, per priority: set_depth / set_rate
+        # with no port (and a priority, or all of them)
+        self._default_depths = [default_depth] * priorities
+        self._default_rates: list[tuple[float | None, float | None]] = [(None, None)] * priorities
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
         self.configured = False  # no depth or rate set yet: every port serves at once
@@ -121,21 +125,31 @@ class TrafficManager:
     def port(self, port: int) -> PortQueues:
         pq = self.ports.get(port)
         if pq is None:
-            pq = PortQueues([QueueConfig(self.default_depth) for _ in range(self.priorities)])
-            if self._default_rate != (None, None):
-                for cfg in pq.configs:
-                    cfg.rate_pps, cfg.rate_bps = self._default_rate
+            pq = PortQueues(
+                [
+                    QueueConfig(depth, pps, bps)
+                    for depth, (pps, bps) in zip(
+                        self._default_depths, self._default_rates, strict=True
+                    )
+                ]
+            )
             self.ports[port] = pq
         return pq
 
     # ------------------------------------------------------------ configuration
     def set_depth(self, depth: int, port: int | None = None, priority: int | None = None) -> None:
-        """Queue depth in packets, for one port (all ports when None) and priority."""
+        """Queue depth in packets, for one port (all ports when None, and the ports that
+        come later) and one priority (all when None). Packets already queued beyond a
+        smaller depth stay; new ones are dropped until the queue is below it."""
         if depth < 1:
             raise ValueError("queue depth must be at least 1 packet")
+        configs = self._configs(port, priority)
         if port is None:
-            self.default_depth = depth
-        for cfg in self._configs(port, priority):
+            for p in self._priorities(priority):
+                self._default_depths[p] = depth
+            if priority is None:
+                self.default_depth = depth
+        for cfg in configs:
             cfg.depth = depth
         self._reshape()
 
@@ -146,27 +160,37 @@ class TrafficManager:
         bps: float | None = None,
         priority: int | None = None,
     ) -> None:
-        """Service rate in packets/s or bits/s (None for both: unthrottled)."""
+        """Service rate in packets/s or bits/s (None for both: unthrottled) of one port
+        (all ports when None, and the ports that come later) and one priority (all when
+        None): the time the port's server spends on each packet it takes from that
+        priority's queue. The time is reckoned when the packet is taken, so a new rate
+        applies to the packets already queued (not to one being sent)."""
         if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
             raise ValueError("queue rates must be positive")
-        for cfg in self._configs(port, priority):
-            cfg.rate_pps, cfg.rate_bps = pps, bps
+        configs = self._configs(port, priority)
         if port is None:
-            self._default_rate = (pps, bps)
+            for p in self._priorities(priority):
+                self._default_rates[p] = (pps, bps)
+        for cfg in configs:
+            cfg.rate_pps, cfg.rate_bps = pps, bps
         self._reshape()
 
     def _reshape(self) -> None:
         self.configured = True
-        self.shaped.all = self._default_rate != (None, None)
+        self.shaped.all = any(r != (None, None) for r in self._default_rates)
         self.shaped.ports = {
             p for p, pq in self.ports.items() if any(c.rate_pps or c.rate_bps for c in pq.configs)
         }
 
-    _default_rate: tuple[float | None, float | None] = (None, None)
+    def _priorities(self, priority: int | None) -> range:
+        if priority is None:
+            return range(self.priorities)
+        if not 0 <= priority < self.priorities:
+            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        return range(priority, priority + 1)
 
     def _configs(self, port: int | None, priority: int | None) -> list[QueueConfig]:
-        if priority is not None and not 0 <= priority < self.priorities:
-            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        self._priorities(priority)  # checks it
         ports = [self.port(port)] if port is not None else list(self.ports.values())
         out = []
         for pq in ports:

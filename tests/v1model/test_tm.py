@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from softswitch.v1model.tm import TrafficManager
 
 
@@ -108,3 +110,71 @@ def test_pass_through_leaves_the_state_enqueue_then_dequeue_leaves() -> None:
             assert [len(q) for q in pa.queues] == [len(q) for q in pb.queues]
         assert a.ingress_occupancy == b.ingress_occupancy
     assert passed > 100 and queued > 100
+
+
+def drain(tm: TrafficManager) -> list[tuple[float, int, object]]:
+    """(departure time, priority, item) of everything queued, taken as the port frees."""
+    out = []
+    while (t := tm.next_time()) is not None:
+        port, prio, entry, _ = tm.dequeue(t)
+        out.append((t, prio, entry.item))
+    return out
+
+
+def test_each_priority_has_its_own_rate_and_the_highest_goes_first() -> None:
+    tps = 1e6
+    fast, slow = 1000.0, 100.0  # packets/s of priority 1 and of priority 0
+    tm = TrafficManager(2, ticks_per_second=tps)
+    tm.set_rate(port=1, pps=slow, priority=0)
+    tm.set_rate(port=1, pps=fast, priority=1)
+    assert (tm.port(1).configs[0].rate_pps, tm.port(1).configs[1].rate_pps) == (slow, fast)
+    for i in range(3):
+        tm.enqueue(1, 0, f"lo{i}", 100, 0)
+        tm.enqueue(1, 1, f"hi{i}", 100, 0)
+    got = drain(tm)
+    assert [item for _, _, item in got] == ["hi0", "hi1", "hi2", "lo0", "lo1", "lo2"]
+    # each departure follows the previous one by the service time of the previous packet
+    for (t0, p0, _), (t1, _, _) in zip(got, got[1:], strict=False):
+        assert t1 - t0 == pytest.approx(tps / (fast if p0 == 1 else slow))
+
+
+def test_a_rate_change_applies_to_the_packets_already_queued() -> None:
+    tps = 1e6
+    tm = TrafficManager(2, ticks_per_second=tps)
+    tm.set_rate(port=1, pps=100.0, priority=0)
+    for i in range(4):
+        tm.enqueue(1, 0, i, 100, 0)
+    assert tm.dequeue(0)[2].item == 0  # in service for 1/100 s
+    tm.set_rate(port=1, pps=1000.0, priority=0)
+    got = drain(tm)
+    # the packet in service keeps its time; the three waiting leave at the new rate
+    assert [t for t, _, _ in got] == pytest.approx([tps / 100 + k * tps / 1000 for k in range(3)])
+    # the other priority was left alone
+    assert tm.port(1).configs[1].rate_pps is None
+
+
+def test_each_priority_has_its_own_depth() -> None:
+    tm = TrafficManager(2, default_depth=5)
+    tm.set_rate(port=1, pps=10.0)
+    tm.set_depth(2, port=1, priority=0)
+    took = [tm.enqueue(1, 0, i, 64, 0) is not None for i in range(4)]
+    assert took == [True, True, False, False]
+    assert sum(tm.enqueue(1, 1, i, 64, 0) is not None for i in range(7)) == 5
+    # a smaller depth keeps what is queued and drops what comes until there is room
+    tm.set_depth(3, port=1, priority=1)
+    assert tm.occupancy(1, 1) == 5 and tm.enqueue(1, 1, "x", 64, 0) is None
+    assert tm.port(1).drops == 2 + 2 + 1
+
+
+def test_all_ports_settings_per_priority_reach_ports_made_later() -> None:
+    tm = TrafficManager(3)
+    tm.set_rate(port=1, pps=50.0)  # port 1 exists, its own rate
+    tm.set_rate(pps=1000.0, priority=2)
+    tm.set_depth(7, priority=1)
+    later = tm.port(9)
+    assert [c.rate_pps for c in later.configs] == [None, None, 1000.0]
+    assert [c.depth for c in later.configs] == [64, 7, 64]
+    assert [c.rate_pps for c in tm.port(1).configs] == [50.0, 50.0, 1000.0]
+    assert 9 in tm.shaped and 4 in tm.shaped  # every port goes through its queues now
+    with pytest.raises(ValueError, match=r"priority 3 out of range \(0\.\.2\)"):
+        tm.set_rate(pps=1.0, priority=3)
