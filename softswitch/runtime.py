@@ -148,7 +148,7 @@ class SwitchRuntime:
         with self.lock:
             if self.switch is not None:
                 self.switch.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
-            self._queue_settings.append(("rate", port, priority, (pps, bps)))
+            self._record_queue_setting(("rate", port, priority, (pps, bps)))
             self._wake.notify_all()
 
     def set_queue_depth(
@@ -162,7 +162,7 @@ class SwitchRuntime:
         with self.lock:
             if self.switch is not None:
                 self.switch.tm.set_depth(depth, port=port, priority=priority)
-            self._queue_settings.append(("depth", port, priority, depth))
+            self._record_queue_setting(("depth", port, priority, depth))
 
     def _check_priority(self, priority: int | None) -> None:
         if priority is not None and not 0 <= priority < self.priority_queues:
@@ -175,6 +175,13 @@ class SwitchRuntime:
         """Packets waiting in a port's queue now."""
         with self.lock:
             return self.switch.tm.occupancy(port, priority) if self.switch is not None else 0
+
+    def _record_queue_setting(self, setting: tuple[str, int | None, int | None, object]) -> None:
+        """Keep `setting` for the next loads; an earlier one for the same queues is
+        dropped (this one overwrites all it did), so the list stays short however often
+        a rate is changed."""
+        self._queue_settings = [s for s in self._queue_settings if s[:3] != setting[:3]]
+        self._queue_settings.append(setting)
 
     def _apply_queue_settings(self, sw: Switch) -> None:
         for kind, port, priority, value in self._queue_settings:

@@ -97,3 +97,18 @@ def test_cli_option(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--no-p4", "--priority-queues", "2", "--queue-command", "set_queue_rate 10 1 2"])
     assert "priority 2 out of range: 2 queue(s) per port" in capsys.readouterr().err
+
+
+def test_changing_a_rate_often_keeps_one_record_per_queue() -> None:
+    rt = SwitchRuntime(priority_queues=2)
+    rt.load(compiled())
+    for r in range(1, 200):
+        rt.set_queue_rate(pps=1000 + r)
+        rt.set_queue_rate(3, pps=r, priority=1)
+        rt.set_queue_depth(5 + r % 2, 3)
+    assert len(rt._queue_settings) == 3
+    assert rt.switch is not None
+    live = [(c.rate_pps, c.depth) for c in rt.switch.tm.port(3).configs]
+    assert live == [(1199, 6), (199, 6)]
+    sw = rt.load(compiled())
+    assert [(c.rate_pps, c.depth) for c in sw.tm.port(3).configs] == live
