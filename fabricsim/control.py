@@ -114,6 +114,18 @@ class FabricControl:
     def reroute(self, a: str, b: str) -> int:
         """Recompute without the a-b link and write the difference; return the updates."""
         self.failed_links.append((a, b))
+        return self._rewrite()
+
+    def restore(self, a: str, b: str) -> int:
+        """The a-b link is up again: its ports live again at both ends, routes recomputed
+        with it and the difference written; return the updates."""
+        key = {a, b}
+        self.failed_links = [lk for lk in self.failed_links if set(lk) != key]
+        for sw, peer in ((a, b), (b, a)):
+            self.dead_ports.get(sw, set()).discard(self.topo.port_to(sw, peer))
+        return self._rewrite()
+
+    def _rewrite(self) -> int:
         n = 0
         for name, ents in self.desired().items():
             diff = plan(ents, self.installed.get(name, {}).values())
