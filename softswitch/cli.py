@@ -137,6 +137,14 @@ def build_run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (default 1)")
     p.add_argument(
+        "--queueing",
+        choices=("shared", "bmv2"),
+        default="shared",
+        help="how a port serves its priority queues: one server at the rate of the queue "
+        "served (shared, default), or a rate limiter per queue with departure times fixed "
+        "on enqueue, as simple_switch (bmv2)",
+    )
+    p.add_argument(
         "--queue-command",
         action="append",
         default=[],
@@ -350,6 +358,7 @@ def run_switch(argv: Sequence[str]) -> int:
         priority_queues=targs.priority_queues or args.priority_queues or 1,
         queue_depth=args.queue_depth,
         queue_rate_pps=args.queue_rate,
+        queueing=args.queueing,
     )
     _apply_queue_commands(runtime, args.queue_command)
     server = None
@@ -442,6 +451,7 @@ def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int
                 queue_depth=args.queue_depth,
                 queue_rate_pps=args.queue_rate,
                 name=d.name,
+                queueing=args.queueing,
             )
             _apply_queue_commands(rt, args.queue_command)
             runtimes.append(rt)

@@ -8,10 +8,12 @@ and no priority to every priority queue of that port; with both, to that one que
 Priorities are `standard_metadata.priority` values, the highest served first, as in
 simple_switch. A rate of 0 removes the limit (BMv2: no rate limit).
 
-How a rate acts differs from BMv2 in one respect: simple_switch gives each queued packet
-its departure time when it joins the queue, so a new rate reaches only the packets queued
-after it; softswitch reckons a packet's service time when the port takes it, so a new rate
-applies to the packets already waiting too (softswitch/v1model/tm.py).
+How a rate acts depends on `--queueing`: with `bmv2`, as simple_switch, every (port,
+priority) queue is a rate limiter of its own and a packet's departure time is fixed when
+it joins the queue, so a new rate reaches only the packets queued after it; with `shared`
+(the default) one server per port spends 1/rate of the queue served on each packet,
+reckoned when it takes it, so a new rate applies to the packets already waiting too
+(softswitch/v1model/tm.py).
 """
 
 from __future__ import annotations

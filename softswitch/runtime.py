@@ -66,7 +66,11 @@ class SwitchRuntime:
         queue_rate_pps: float | None = None,
         queue_rate_bps: float | None = None,
         name: str | None = None,
+        queueing: str = "shared",
     ) -> None:
+        if queueing not in ("shared", "bmv2"):
+            raise ValueError(f"queueing {queueing!r}: shared or bmv2")
+        self.queueing = queueing  # how a port serves its priority queues (v1model/tm.py)
         self.lock = threading.RLock()
         self.name = name if name is not None else f"device {device_id}"  # in data-path logs
         self.switch: Switch | None = None
@@ -113,6 +117,7 @@ class SwitchRuntime:
             priority_queues=self.priority_queues,
             device=self.name,
         )
+        sw.tm.set_queueing(self.queueing)
         if self.queue_depth is not None:
             sw.tm.set_depth(self.queue_depth)
         if self.queue_rate_pps is not None or self.queue_rate_bps is not None:
@@ -140,8 +145,9 @@ class SwitchRuntime:
         priority: int | None = None,
     ) -> None:
         """Egress service rate of one port (all ports when None) and priority queue (all
-        when None), in packets/s or bits/s; both None: unthrottled. It applies to the
-        packets already queued too (see v1model/tm.py). Kept across pipeline loads."""
+        when None), in packets/s or bits/s; both None: unthrottled. With "shared"
+        queueing it applies to the packets already queued too, with "bmv2" to those
+        queued from now on (v1model/tm.py). Kept across pipeline loads."""
         self._check_priority(priority)
         if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
             raise ValueError("queue rates must be positive")

@@ -112,3 +112,13 @@ def test_changing_a_rate_often_keeps_one_record_per_queue() -> None:
     assert live == [(1199, 6), (199, 6)]
     sw = rt.load(compiled())
     assert [(c.rate_pps, c.depth) for c in sw.tm.port(3).configs] == live
+
+
+def test_runtime_and_cli_choose_bmv2_queueing() -> None:
+    rt = SwitchRuntime(priority_queues=2, queueing="bmv2")
+    assert rt.load(compiled()).tm.bmv2_queueing
+    assert not SwitchRuntime().load(compiled()).tm.bmv2_queueing
+    with pytest.raises(ValueError, match="shared or bmv2"):
+        SwitchRuntime(queueing="fifo")
+    assert build_run_parser().parse_args(["--no-p4", "--queueing", "bmv2"]).queueing == "bmv2"
+    assert build_run_parser().parse_args(["--no-p4"]).queueing == "shared"

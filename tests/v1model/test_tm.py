@@ -17,10 +17,12 @@ def earliest(tm: TrafficManager) -> tuple[float, int] | None:
     return min(heads) if heads else None
 
 
-def test_next_departure_follows_every_change() -> None:
+@pytest.mark.parametrize("queueing", ["shared", "bmv2"])
+def test_next_departure_follows_every_change(queueing: str) -> None:
     rng = random.Random(7)
     for priorities in (1, 2, 3):
         tm = TrafficManager(priorities, default_depth=8, ticks_per_second=1e9)
+        tm.set_queueing(queueing)
         for port in range(5):
             tm.set_rate(port=port, bps=rng.choice((10e9, 25e9, 100e9)))
         now = 0
@@ -67,13 +69,15 @@ def test_a_later_head_on_the_earliest_port_hands_over_to_another() -> None:
     assert tm.next_time() is None
 
 
-def test_pass_through_leaves_the_state_enqueue_then_dequeue_leaves() -> None:
+@pytest.mark.parametrize("queueing", ["shared", "bmv2"])
+def test_pass_through_leaves_the_state_enqueue_then_dequeue_leaves(queueing: str) -> None:
     # twin traffic managers see the same packets: one lets a packet pass through when it
     # may, the other always queues it and, when the first let it pass, must hand it out
     # at once with queue depths 0; afterwards both must agree on everything
     rng = random.Random(11)
     a, b = (TrafficManager(2, default_depth=6, ticks_per_second=1e9) for _ in range(2))
     for tm in (a, b):
+        tm.set_queueing(queueing)
         for port in range(4):
             tm.set_rate(port=port, bps=(10e9, 40e9, 100e9, 100e9)[port])
     now, passed, queued = 0, 0, 0
@@ -107,6 +111,7 @@ def test_pass_through_leaves_the_state_enqueue_then_dequeue_leaves() -> None:
         for p in range(4):
             pa, pb = a.ports[p], b.ports[p]
             assert (pa.busy_until, pa.peak, pa.drops) == (pb.busy_until, pb.peak, pb.drops)
+            assert (pa.last_depart, pa.last_length) == (pb.last_depart, pb.last_length)
             assert [len(q) for q in pa.queues] == [len(q) for q in pb.queues]
         assert a.ingress_occupancy == b.ingress_occupancy
     assert passed > 100 and queued > 100
@@ -178,3 +183,48 @@ def test_all_ports_settings_per_priority_reach_ports_made_later() -> None:
     assert 9 in tm.shaped and 4 in tm.shaped  # every port goes through its queues now
     with pytest.raises(ValueError, match=r"priority 3 out of range \(0\.\.2\)"):
         tm.set_rate(pps=1.0, priority=3)
+
+
+def test_bmv2_queueing_each_priority_is_a_rate_limiter_of_its_own() -> None:
+    tps, rate = 1e6, 10.0
+    gap = tps / rate
+    tm = TrafficManager(2, ticks_per_second=tps)
+    tm.set_queueing("bmv2")
+    tm.set_rate(port=1, pps=rate)  # both priorities
+    for i in range(3):
+        tm.enqueue(1, 0, f"lo{i}", 100, 0)
+        tm.enqueue(1, 1, f"hi{i}", 100, 0)
+    got = drain(tm)
+    # both queues send at the full rate: twice the rate between them, the higher
+    # priority first whenever both are due
+    assert [(t, item) for t, _, item in got] == [
+        (k * gap, f"{name}{k}") for k in range(3) for name in ("hi", "lo")
+    ]
+
+
+def test_bmv2_queueing_a_rate_change_reaches_only_later_packets() -> None:
+    tps = 1e6
+    slow, fast = 100.0, 1000.0
+    tm = TrafficManager(1, ticks_per_second=tps)
+    tm.set_queueing("bmv2")
+    tm.set_rate(port=1, pps=slow)
+    for i in range(3):
+        tm.enqueue(1, 0, f"old{i}", 100, 0)
+    tm.set_rate(port=1, pps=fast)
+    for i in range(2):
+        tm.enqueue(1, 0, f"new{i}", 100, 0)
+    got = drain(tm)
+    old_times = [k * tps / slow for k in range(3)]
+    new_times = [old_times[-1] + (k + 1) * tps / fast for k in range(2)]
+    assert [t for t, _, _ in got] == pytest.approx(old_times + new_times)
+    assert [item for _, _, item in got] == ["old0", "old1", "old2", "new0", "new1"]
+
+
+def test_queueing_is_chosen_before_packets() -> None:
+    tm = TrafficManager(1)
+    tm.set_rate(port=1, pps=1.0)
+    tm.enqueue(1, 0, "x", 64, 0)
+    with pytest.raises(ValueError, match="before packets are queued"):
+        tm.set_queueing("bmv2")
+    with pytest.raises(ValueError, match="shared or bmv2"):
+        TrafficManager(1).set_queueing("fair")
