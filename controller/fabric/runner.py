@@ -45,6 +45,7 @@ from ..targets import (
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .hosts import ExpectedHost, HostTracker
+from .live_faults import LiveFaults
 from .reconcile import content, identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
@@ -122,6 +123,8 @@ class FabricRun:
         # here stops them if this one is killed outright; what that next run stopped
         self.ledger: ProcessLedger | None = None
         self.leftovers_stopped: list[str] = []
+        # faults injected into the running fabric (`sprayfabric fault`), on disk in workdir
+        self.faults = LiveFaults(self)
 
     @property
     def ledger_file(self) -> Path:
@@ -183,6 +186,8 @@ class FabricRun:
                 self.collector.address,
             )
             self._pack()
+            if self.cables_impairable():
+                self.faults.reset()  # an empty impairment file for the switches to watch
             lap("compile")
             self.start_processes()
             lap("processes")
@@ -225,7 +230,12 @@ class FabricRun:
                 device_id=w.device_id,
                 cpu_port=CPU_PORT,
                 log_file=self.workdir / "logs" / f"{group[0]}+{len(group) - 1}.log",
-                args=("--chassis", str(self.chassis_file(name)), *self.switch_args),
+                args=(
+                    "--chassis",
+                    str(self.chassis_file(name)),
+                    *self.impair_args(),
+                    *self.switch_args,
+                ),
             )
         return SwitchSpec(
             target=self.target,  # type: ignore[arg-type]
@@ -234,8 +244,29 @@ class FabricRun:
             device_id=w.device_id,
             cpu_port=CPU_PORT,
             log_file=self.workdir / "logs" / f"{name}.log",
-            args=self.switch_args,
+            args=(*self.impair_args(), *self.switch_args),
         )
+
+    def cables_impairable(self) -> bool:
+        """Are this run's cables softswitch UDP sockets, which `loss`, `slow` and `flap`
+        faults act on (softswitch --impair-file)? Not for runs that start their switches
+        another way (BMv2, Mininet)."""
+        return self.target == "softswitch" and (
+            type(self).start_processes is FabricRun.start_processes
+        )
+
+    def impair_args(self) -> tuple[str, ...]:
+        """The switch option that makes a process watch the run's impairment file."""
+        if not self.cables_impairable():
+            return ()
+        return ("--impair-file", str(self.faults.impair_file.resolve()))
+
+    def queue_rate_pps(self) -> float | None:
+        """Every egress port's rate (`--queue-rate`), if the switches were given one."""
+        args = list(self.switch_args)
+        if "--queue-rate" in args[:-1]:
+            return float(args[args.index("--queue-rate") + 1])
+        return None
 
     def _pack(self) -> None:
         """Group the switches `switches_per_process` at a time (in topology order); every
@@ -415,7 +446,7 @@ class FabricRun:
         watcher's to restore)."""
         assert self.sessions is not None
         with self.lock:
-            desired = self.desired_state(self)
+            desired = self.faults.overlay(dict(self.desired_state(self)))
             changed = [
                 n for n, ents in desired.items() if _state(ents) != _state(self.sessions[n].desired)
             ]
@@ -533,7 +564,21 @@ class FabricRun:
             },
             "collector": f"{self.wiring.collector[0]}:{self.wiring.collector[1]}",
             "int_reports": self.collector.received if self.collector else 0,
+            "faults": self.faults.listing()["faults"],
         }
+
+    def fault(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """`POST /api/fault` (controller.fabric.live_faults)."""
+        return self.faults.request(dict(request))
+
+    def fault_list(self) -> dict[str, Any]:
+        return self.faults.listing()
+
+    def probe(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """`POST /api/probe`: a Pingmesh-style probe run (controller.fabric.live_probe)."""
+        from .live_probe import probe_request
+
+        return probe_request(self, request)
 
     def telemetry(self) -> dict[str, Any]:
         return self.metrics.rows() if self.metrics else {}
