@@ -19,9 +19,10 @@ did, or when none is counted (it was lost on a cable); such a path is `partial`.
 The output is the `probes` list `sprayfabric doctor` reads from fabricsim runs (one
 aggregate per (src, dst, path): source ports, sent, received, min/p50/p99/max latency in
 ns), with `host_ips`, the topology's nodes and links, the faults active (ground truth,
-from live_faults; the doctor does not use them) and `slow_ns`: the latency excess the
-doctor counts as slow here (a software fabric's paths differ by tens of microseconds
-where the simulator's differ by nanoseconds).
+from live_faults; the doctor does not use them), `slow_ns`: the excess of minimum latency
+the doctor counts as slow here (a software fabric's paths differ by tens of microseconds
+where the simulator's differ by nanoseconds), and `queued_ns`, the same for median
+latency (a standing queue).
 
 Needs hash-based groups (`ecmp`): under `spray` or `flowlet` a 5-tuple's probes take
 different paths, and a lost one's path is not its tuple's.
@@ -46,6 +47,7 @@ ROCE_PORT = 4791
 OP_PROBE = 0x64  # a BTH opcode no RoCE traffic of the fabric uses (fabricsim's probes too)
 PROBE_BYTES = 128
 LIVE_SLOW_NS = 1_500_000  # 1.5 ms above the pair's fastest path: a slow link, not jitter
+LIVE_QUEUED_NS = 3_000_000  # median latency above the best path's median: a standing queue
 MAX_TRACES = 32  # traced 5-tuples per run at most
 TRACE_WAIT_S = 0.15
 MAX_TTL = 8
@@ -332,6 +334,7 @@ class LiveProber:
                 "delivered_without_path": unknown,
             },
             "slow_ns": LIVE_SLOW_NS,
+            "queued_ns": LIVE_QUEUED_NS,
             "probes": sorted(probes, key=lambda a: (a["src"], a["dst"], a["path"])),
             "host_ips": {h.name: h.ip for h in topo.hosts},
             "topology": {
