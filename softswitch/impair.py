@@ -154,7 +154,7 @@ class ImpairWatcher:
     def __init__(self, path: Path, runtimes: Mapping[int, Any]) -> None:
         self.path = path
         self.runtimes = dict(runtimes)
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -164,14 +164,14 @@ class ImpairWatcher:
 
         try:
             st = self.path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)  # a rename is a new inode
         except FileNotFoundError:
-            stamp = (0, -1)
+            stamp = (0, 0, -1)
         if stamp == self._stamp:
             return False
         self._stamp = stamp
         want: dict[int, dict[int, PortImpairment]] = {}
-        if stamp != (0, -1):
+        if stamp != (0, 0, -1):
             try:
                 want = parse_impairments(json.loads(self.path.read_text() or "{}"))
             except (OSError, ValueError) as e:
