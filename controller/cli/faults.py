@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,8 @@ def _probe(args: argparse.Namespace) -> int:
     sent = sum(a["sent"] for a in out["probes"])
     got = sum(a["received"] for a in out["probes"])
     p = out["probe"]
+    for w in out.get("warnings", []):
+        print(f"sprayfabric: warning: {w}", file=sys.stderr)
     print(
         f"{sent} probes over {p['pairs']} pairs x {p['paths']} source ports in "
         f"{p['seconds']:.1f} s: {sent - got} lost, {len(out['probes'])} paths, "

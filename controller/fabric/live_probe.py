@@ -320,7 +320,17 @@ class LiveProber:
             probes.append(a)
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
+        warnings = []
+        modes = _group_modes(self.run.policy)
+        if modes - {"ecmp"}:
+            warnings.append(
+                f"groups in {', '.join(sorted(modes - {'ecmp'}))} mode: a 5-tuple's probes take "
+                "different paths, so a lost probe's path is a guess (sprayfabric set-lb ecmp)"
+            )
+        if unknown:
+            warnings.append(f"{unknown} probes arrived without an INT report naming their path")
         return {
+            "warnings": warnings,
             "source": "live",
             "topology_file": self.run.topology_path,
             "probe": {
@@ -348,6 +358,14 @@ class LiveProber:
                 for f in faults
             ],
         }
+
+
+def _group_modes(policy: Any) -> set[str]:
+    """The load-balancing modes of the policy's groups (the default and per-group ones)."""
+    from ..lb import Policy
+
+    p = policy or Policy()
+    return {p.mode.mode, *(m.mode for m in p.groups.values())}
 
 
 def probe_request(run: Any, request: Mapping[str, Any]) -> dict[str, Any]:
