@@ -74,11 +74,19 @@ def describe(f: dict[str, Any]) -> str:
     bits = []
     for sw, ports in (f.get("cables") or {}).items():
         for port, s in ports.items():
-            bits.append(f"{sw} port {port} {', '.join(f'{k} {v}' for k, v in s.items())}")
+            bits.append(f"{sw} port {port} {', '.join(_setting(k, v) for k, v in s.items())}")
     for sw, e in (f.get("entries") or {}).items():
         if sw != "written":
             bits.append(f"{sw}: {len(e['before'])} entries replaced by {len(e['after'])}")
     return f"{f['id']}  {f['spec']}  ({'; '.join(bits)})"
+
+
+def _setting(key: str, value: Any) -> str:
+    if key == "flap":
+        return f"down {value[1]:.0%} of every {value[0]:g} s"
+    if key == "rate_pps":
+        return f"{value:g} frames/s"
+    return f"{key} {value:g}"
 
 
 def _inject(args: argparse.Namespace) -> int:
