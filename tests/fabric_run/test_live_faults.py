@@ -181,3 +181,13 @@ def test_specs_checked_against_the_fabric(fabric: FabricRun) -> None:
             else:
                 parse_live_fault(spec, topo)
     assert fabric.faults.listing() == {"faults": []}
+
+
+def test_wcmp_skew_is_ranked_first_by_a_doctor_reading_groups(live: FabricRun) -> None:
+    pytest.importorskip(
+        "fabricsim.doctor_groups", reason="this doctor reads losses and latency only, not skews"
+    )
+    rec = live.faults.inject("wcmp-skew:leaf1-spine2,8")
+    d = diagnose(probe(live, paths=32, rounds=2))
+    truth = Fault(rec["kind"], tuple(rec["place"]), rec["arg"])
+    assert hit_rank(d, truth) == 1, (d["verdict"], d["suspects"][:3])
