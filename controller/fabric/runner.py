@@ -591,6 +591,8 @@ class FabricRun:
         """Stop watching and polling, close sessions, stop every process this run started
         (by PID), close the collector and the endpoint. Safe to call more than once."""
         self._stop.set()
+        if self.faults.active:
+            self.faults.reset()  # gone with the fabric: faults.json says so
         if self.control is not None:
             self.control.close()
             self.control = None

@@ -191,3 +191,23 @@ def test_wcmp_skew_is_ranked_first_by_a_doctor_reading_groups(live: FabricRun) -
     d = diagnose(probe(live, paths=32, rounds=2))
     truth = Fault(rec["kind"], tuple(rec["place"]), rec["arg"])
     assert hit_rank(d, truth) == 1, (d["verdict"], d["suspects"][:3])
+
+
+def test_faults_survive_a_switch_restart(live: FabricRun) -> None:
+    assert live.sessions is not None
+    live.faults.inject(f"blackhole:spine1,{_leaf2_prefix(live)}")
+    faulty = state_of(live, "spine1")
+    before = live.sessions["spine1"].counts.restores
+    live.restart_switch("spine1")
+    assert live.sessions.wait_restored("spine1", before, timeout=60)
+    assert state_of(live, "spine1") == faulty  # the watcher restored the bad entry too
+
+
+def test_fault_commands_need_a_running_fabric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert sprayfabric(["fault", "list"]) == 1
+    assert "no running fabric here" in capsys.readouterr().err
+    assert sprayfabric(["fault", "clear"]) == 1
+    assert "give a fault id or --all" in capsys.readouterr().err
