@@ -58,6 +58,8 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         if a["lat_ns"] is not None and not a["partial"]:
             baseline[(a["src"], a["dst"], len(a["path"]))].append(a["lat_ns"]["min"])
     base = {k: min(v) for k, v in baseline.items()}
+    # a run may say how much slower is slow: a live fabric's jitter (live_probe.py)
+    slow_ns = int(run.get("slow_ns", SLOW_NS))
     crossed: dict[tuple[str, str], int] = defaultdict(int)
     votes: dict[tuple[str, str], float] = defaultdict(float)
     bad_on: dict[tuple[str, str], int] = defaultdict(int)
@@ -74,7 +76,7 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         slow = 0
         if a["lat_ns"] is not None and not a["partial"]:
             excess = a["lat_ns"]["min"] - base[(a["src"], a["dst"], len(a["path"]))]
-            if excess > SLOW_NS:
+            if excess > slow_ns:
                 slow = a["received"]
         bad = lost + slow
         if lost_only:

@@ -154,6 +154,12 @@ def build_run_parser() -> argparse.ArgumentParser:
         "--queue-rate; to every device of a chassis): 'set_queue_rate PPS [PORT [PRIORITY]]' "
         "or 'set_queue_depth N [PORT [PRIORITY]]'; repeatable",
     )
+    p.add_argument(
+        "--impair-file",
+        metavar="FILE",
+        help="JSON file of UDP cable impairments (loss, rate, flap per device and port; "
+        "softswitch.impair), applied whenever it changes",
+    )
     # accepted for compatibility with simple_switch command lines
     p.add_argument("-L", "--log-level", metavar="LEVEL", help=argparse.SUPPRESS)
     p.add_argument("--log-file", metavar="FILE", help="write the log here instead of stderr")
@@ -387,6 +393,7 @@ def run_switch(argv: Sequence[str]) -> int:
             host = targs.grpc_server_addr.rpartition(":")[0]
             _say(f"Server listening on {host}:{bound}")
         runtime.start()
+        watcher = _impair_watcher(args, {args.device_id: runtime})
     except (OSError, ValueError, RuntimeError) as e:
         print(f"softswitch: error: {e}", file=sys.stderr)
         _shutdown(server, runtime)
@@ -410,6 +417,8 @@ def run_switch(argv: Sequence[str]) -> int:
         ).start()
     while not stop.is_set():
         stop.wait(0.5)
+    if watcher is not None:
+        watcher.stop()
     _shutdown(server, runtime)
     _say("softswitch stopped")
     return 0
@@ -481,6 +490,7 @@ def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int
             # UDP ports are received by the one receiver; other ports by threads of their own
             rt.start(receive=not all(isinstance(p, UdpPort) for p in rt.ports.values()))
         receiver.start()
+        watcher = _impair_watcher(args, {rt.device_id: rt for rt in runtimes})
     except (OSError, ValueError, RuntimeError) as e:
         print(f"softswitch: error: {e}", file=sys.stderr)
         receiver.stop()
@@ -498,6 +508,8 @@ def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int
     while not stop.is_set():
         stop.wait(0.5)
     refreeze.cancel()
+    if watcher is not None:
+        watcher.stop()
     receiver.stop()
     _shutdown(server, runtimes[0])
     for rt in runtimes[1:]:
@@ -528,6 +540,15 @@ class _Debounced:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
+
+
+def _impair_watcher(args: Any, runtimes: dict[int, Any]) -> Any:
+    """With --impair-file: a watcher applying it to the UDP ports (softswitch.impair)."""
+    if args.impair_file is None:
+        return None
+    from .impair import ImpairWatcher
+
+    return ImpairWatcher(Path(args.impair_file), runtimes).start()
 
 
 def _open_port(iface: str) -> Any:

@@ -78,8 +78,17 @@ class UdpPort:
             raise
         self._sock.setblocking(False)
         self._closed = False
+        # what the cable does to the frames sent (loss, rate, flap): softswitch.impair
+        self.impair: Any = None
 
     def send(self, data: bytes) -> None:
+        imp = self.impair
+        if imp is not None:
+            imp.send(data, self._send)
+            return
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
         try:
             self._sock.sendto(data, self.endpoints.remote)
         except (BlockingIOError, ConnectionRefusedError):

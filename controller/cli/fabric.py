@@ -166,6 +166,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     print(_table(rows))
     print(f"links down: {', '.join(st['links_down']) or 'none'}")
+    faults = st.get("faults", [])
+    listed = ", ".join(f"{f['id']} {f['spec']}" for f in faults)
+    print(f"faults: {listed or 'none'}")
     seen = st["hosts_seen"]
     if seen:
         print(f"hosts seen (ARP): {len(seen)}")

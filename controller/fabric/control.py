@@ -10,6 +10,8 @@ Prometheus metrics, and the state file other commands use to find it.
 | `GET /api/telemetry` | the live table's figures (links, members, switches) |
 | `POST /api/lb` `{"mode": M, "group": G or null, ...knobs}` | switch groups to another mode |
 | `POST /api/link` `{"a": A, "b": B, "up": bool}` | take a link down or up (routes recomputed) |
+| `GET /api/faults`, `POST /api/fault` `{"op": "inject", "spec": S}` or `{"op": "clear", "id": N}` | live faults (live_faults.py) |
+| `POST /api/probe` `{"rounds": R, "paths": N, ...}` | a probe run's aggregates, doctor's input (live_probe.py) |
 
 and writes `RunState` to `.sprayfabric/run.json` in its working directory (topology,
 switches with addresses and PIDs, the endpoint); `status`, `set-lb`, `link`, `telemetry` and
@@ -150,12 +152,20 @@ class ControlTarget(Protocol):
 
     def set_link(self, a: str, b: str, up: bool) -> dict[str, Any]: ...
 
+    def fault(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def fault_list(self) -> dict[str, Any]: ...
+
+    def probe(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
+
 
 def _handler(target: ControlTarget) -> type[BaseHTTPRequestHandler]:
     routes_get: dict[str, Callable[[], Any]] = {
         "/api/status": target.status,
         "/api/telemetry": target.telemetry,
     }
+    if hasattr(target, "fault_list"):  # a target without faults answers 404
+        routes_get["/api/faults"] = target.fault_list
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
@@ -205,6 +215,10 @@ def _handler(target: ControlTarget) -> type[BaseHTTPRequestHandler]:
                 return
             if self.path == "/api/lb":
                 self._call(lambda: target.set_lb(body))
+            elif self.path == "/api/fault" and hasattr(target, "fault"):
+                self._call(lambda: target.fault(body))
+            elif self.path == "/api/probe" and hasattr(target, "probe"):
+                self._call(lambda: target.probe(body))
             elif self.path == "/api/link":
                 self._call(
                     lambda: target.set_link(str(body["a"]), str(body["b"]), bool(body["up"]))

@@ -46,6 +46,7 @@ from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .desired import DesiredCache
 from .hosts import ExpectedHost, HostTracker
+from .live_faults import LiveFaults
 from .reconcile import identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
@@ -125,6 +126,8 @@ class FabricRun:
         # here stops them if this one is killed outright; what that next run stopped
         self.ledger: ProcessLedger | None = None
         self.leftovers_stopped: list[str] = []
+        # faults injected into the running fabric (`sprayfabric fault`), on disk in workdir
+        self.faults = LiveFaults(self)
 
     @property
     def ledger_file(self) -> Path:
@@ -186,6 +189,8 @@ class FabricRun:
                 self.collector.address,
             )
             self._pack()
+            if self.cables_impairable():
+                self.faults.reset()  # an empty impairment file for the switches to watch
             lap("compile")
             self.start_processes()
             lap("processes")
@@ -229,7 +234,12 @@ class FabricRun:
                 device_id=w.device_id,
                 cpu_port=CPU_PORT,
                 log_file=self.workdir / "logs" / f"{group[0]}+{len(group) - 1}.log",
-                args=("--chassis", str(self.chassis_file(name)), *self.switch_args),
+                args=(
+                    "--chassis",
+                    str(self.chassis_file(name)),
+                    *self.impair_args(),
+                    *self.switch_args,
+                ),
             )
         return SwitchSpec(
             target=self.target,  # type: ignore[arg-type]
@@ -238,8 +248,29 @@ class FabricRun:
             device_id=w.device_id,
             cpu_port=CPU_PORT,
             log_file=self.workdir / "logs" / f"{name}.log",
-            args=self.switch_args,
+            args=(*self.impair_args(), *self.switch_args),
         )
+
+    def cables_impairable(self) -> bool:
+        """Are this run's cables softswitch UDP sockets, which `loss`, `slow` and `flap`
+        faults act on (softswitch --impair-file)? Not for runs that start their switches
+        another way (BMv2, Mininet)."""
+        return self.target == "softswitch" and (
+            type(self).start_processes is FabricRun.start_processes
+        )
+
+    def impair_args(self) -> tuple[str, ...]:
+        """The switch option that makes a process watch the run's impairment file."""
+        if not self.cables_impairable():
+            return ()
+        return ("--impair-file", str(self.faults.impair_file.resolve()))
+
+    def queue_rate_pps(self) -> float | None:
+        """Every egress port's rate (`--queue-rate`), if the switches were given one."""
+        args = list(self.switch_args)
+        if "--queue-rate" in args[:-1]:
+            return float(args[args.index("--queue-rate") + 1])
+        return None
 
     def _pack(self) -> None:
         """Group the switches `switches_per_process` at a time (in topology order); every
@@ -421,7 +452,8 @@ class FabricRun:
         state stopped using are released once it is written."""
         assert self.sessions is not None
         with self.lock:
-            desired = self.desired_state(self)
+            # live faults (controller.fabric.live_faults) overlay their bad entries
+            desired = self.faults.overlay(dict(self.desired_state(self)))
             # the desired-state cache hands back the same entity objects, so an unchanged
             # list compares at once; a list that differs only in order plans nothing
             changed = [n for n, ents in desired.items() if ents != self.sessions[n].desired]
@@ -541,7 +573,21 @@ class FabricRun:
             },
             "collector": f"{self.wiring.collector[0]}:{self.wiring.collector[1]}",
             "int_reports": self.collector.received if self.collector else 0,
+            "faults": self.faults.listing()["faults"],
         }
+
+    def fault(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """`POST /api/fault` (controller.fabric.live_faults)."""
+        return self.faults.request(dict(request))
+
+    def fault_list(self) -> dict[str, Any]:
+        return self.faults.listing()
+
+    def probe(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """`POST /api/probe`: a Pingmesh-style probe run (controller.fabric.live_probe)."""
+        from .live_probe import probe_request
+
+        return probe_request(self, request)
 
     def telemetry(self) -> dict[str, Any]:
         return self.metrics.rows() if self.metrics else {}
@@ -554,6 +600,8 @@ class FabricRun:
         """Stop watching and polling, close sessions, stop every process this run started
         (by PID), close the collector and the endpoint. Safe to call more than once."""
         self._stop.set()
+        if self.faults.active:
+            self.faults.reset()  # gone with the fabric: faults.json says so
         if self.control is not None:
             self.control.close()
             self.control = None

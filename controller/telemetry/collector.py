@@ -51,6 +51,11 @@ class IntCollector:
     def add_listener(self, cb: Callable[[IntReport], None]) -> None:
         self._listeners.append(cb)
 
+    def remove_listener(self, cb: Callable[[IntReport], None]) -> None:
+        """Stop calling `cb` (no error if it was not listening)."""
+        if cb in self._listeners:
+            self._listeners.remove(cb)
+
     def start(self) -> IntCollector:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="int-collector", daemon=True)
