@@ -363,7 +363,8 @@ class LiveFaults:
         weight = int(act.fault.arg)
         port = topo.port_to(sw, toward)
         routes = compute_routes(topo, failed_links=run.failed_links())
-        intent = switch_intent(topo, routes.switch_routes(sw))
+        # the group ids the run wrote (stable per next-hop set), not a fresh numbering
+        intent = switch_intent(topo, routes.switch_routes(sw, run.desired_cache.group_ids))
         policy = run.policy or Policy()
         enc = self._encoder(sw)
         dead = run.dead_ports(sw)
