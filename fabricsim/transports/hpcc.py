@@ -17,6 +17,16 @@ where Wc (the reference window) is updated to W, and incStage counted, once per 
 (the first ACK for data sent after the last update); other ACKs compute W from the
 same Wc. The rate is W/T. Defaults as the paper: eta = 0.95, maxStage = 5, W_init = B·T,
 W_AI = W_init·(1-eta)/N with N = `expected_flows`.
+
+Coarse timestamps. fabric.p4's egress timestamps are v1model's microsecond clock (times
+1000), and at 100 Gb/s a microsecond is eight full packets: consecutive records of a hop
+mostly carry the same timestamp (dt = 0), and a rate over a 1 us difference can be off by
+100%. So each hop keeps its reference record until a newer one is at least
+`min_interval_ns` later (0, the paper's rule: the previous record, skipped only if dt is
+0); a rate is then measured over that interval, off by at most 1 us / interval, and U
+folds in once per interval rather than per ACK. fabricsim sets the interval to the base
+RTT: U (and so W's multiplicative step) follows the hops about one RTT late, with the
+rate term within 1 us / T of the truth.
 """
 
 from __future__ import annotations
@@ -35,10 +45,12 @@ class HpccParams:
     max_stage: int = 5
     expected_flows: int = 16  # N in W_AI = W_init·(1-eta)/N
     w_ai_bytes: float | None = None  # overrides the formula above
+    min_interval_ns: float = 0.0  # a hop's records are compared this far apart at least
 
 
 class Hpcc(Unreactive):
     name = "hpcc"
+    reads_int = True  # fabricsim echoes INT to it (fabricsim.int_echo)
 
     def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
         self.p = p = params or HpccParams()
@@ -55,7 +67,8 @@ class Hpcc(Unreactive):
         self.Wc = self.w_init
         self.U = 1.0
         self.inc_stage = 0
-        self.last: list[IntHop] = []
+        self.min_dt = p.min_interval_ns
+        self.last: list[IntHop] = []  # per hop, the reference record
         self.sent = 0
         self.last_update_seq = 0  # packets sent when Wc was last updated
         self.acks = 0
@@ -77,26 +90,34 @@ class Hpcc(Unreactive):
             return
         if len(self.last) == len(hops):
             u = self.measure(hops)
+            if u is None:
+                return  # no hop's record is far enough from its reference yet
             update = self.acks > self.last_update_seq
             self.W = self.compute_window(u, update)
             if update:
                 self.last_update_seq = self.sent
-        self.last = list(hops)
+        else:
+            self.last = list(hops)  # the first records (or the path changed)
 
-    def measure(self, hops: Sequence[IntHop]) -> float:
-        """MeasureInflight: fold the most utilised hop into U; returns U."""
-        u, tau = 0.0, 0
-        for new, old in zip(hops, self.last, strict=True):
+    def measure(self, hops: Sequence[IntHop]) -> float | None:
+        """MeasureInflight: fold the most utilised hop into U and return U; None when no
+        hop's record is at least `min_interval_ns` (and > 0) past its reference. A hop
+        measured takes its record as the new reference."""
+        u, tau = -1.0, 0
+        last = self.last
+        for j, new in enumerate(hops):
+            old = last[j]
             dt = new.ts_ns - old.ts_ns
-            if dt <= 0:
+            if dt <= 0 or dt < self.min_dt:
                 continue
+            last[j] = new
             tx_rate = (new.tx_bytes - old.tx_bytes) % (1 << 32) * 8e9 / dt
             qlen = min(new.qlen_pkts, old.qlen_pkts) * self.pkt
             uj = qlen * 8e9 / (new.rate_bps * self.T) + tx_rate / new.rate_bps
             if uj > u:
                 u, tau = uj, dt
         if tau == 0:
-            return self.U
+            return None
         tau = min(tau, self.T)
         self.U = (1 - tau / self.T) * self.U + tau / self.T * u
         return self.U

@@ -218,3 +218,12 @@ def test_sequence_numbers_and_unwatched_flows(program: CompiledProgram) -> None:
     out = through([s1, s2, s3], Frame().bytes())
     assert list(out) == [2]  # no INT, no report
     assert out[2] == route(Frame(), MACS[3], H2, hops=3).bytes()
+
+
+def test_watch_a_source_port_range(program: CompiledProgram) -> None:
+    """A masked source port watches a range: ports 0xC000-0xFFFF get INT, others not."""
+    s1, s2, s3 = chain(program)
+    s1.table("int_watchlist").clear()
+    s1.add_int_watch(IntWatch(ip_proto=17, l4_sport=0xC000, l4_sport_mask=0xC000), 8, BASIC)
+    assert 3 in through([s1, s2, s3], Frame(sport=0xC123).bytes())
+    assert list(through([s1, s2, s3], Frame(sport=0x8123).bytes())) == [2]
