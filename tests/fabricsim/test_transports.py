@@ -132,6 +132,19 @@ def test_hpcc_coarse_timestamps_measure_over_the_minimum_interval() -> None:
     assert cc.U == 0.0
 
 
+def test_hpcc_coarse_timestamps_wait_for_every_hop() -> None:
+    """The busiest hop is chosen among all hops over one interval: a record of the idle
+    first hop that is far enough from its reference does not count while the busy second
+    hop's is not."""
+    cc = Hpcc(PATH, HpccParams(min_interval_ns=5_000))
+    idle, busy = (lambda t: IntHop(0, 0, t, 100e9)), (lambda t, b: IntHop(0, b, t, 100e9))
+    cc.on_ack(0, 1, False, None, [idle(1_000), busy(0, 0)])
+    cc.on_ack(1, 1, False, None, [idle(6_000), busy(4_000, 50_000)])
+    assert cc.U == 1.0 and cc.last[0].ts_ns == 1_000
+    cc.on_ack(2, 1, False, None, [idle(6_000), busy(5_000, 62_500)])  # line rate
+    assert pytest.approx(1.0) == cc.U and cc.last[1].ts_ns == 5_000
+
+
 def test_ndp_is_pull_driven_with_a_bdp_of_credits() -> None:
     cc = Ndp(PATH)
     assert cc.pull_driven and cc.control_in_header_class
