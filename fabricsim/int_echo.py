@@ -97,6 +97,10 @@ class IntEcho:
         from controller.telemetry.int_report import ReportError, decode_report_frame
 
         self.reports += 1
+        bth = _bth_offset(frame)
+        if bth is not None and frame[bth] != OP_DATA:
+            self.unmatched += 1  # a CNP (it leaves with its data's source port)
+            return
         try:
             rep = decode_report_frame(frame)
         except ReportError:
@@ -105,8 +109,7 @@ class IntEcho:
         self.hop_latency.extend(h.hop_latency_ns for h in rep.hops if h.hop_latency_ns is not None)
         f = rep.flow
         r = self.flows.get((f.src, f.dst, f.sport))
-        bth = _bth_offset(frame)
-        if r is None or bth is None or frame[bth] != OP_DATA:
+        if r is None or bth is None:
             self.unmatched += 1
             return
         hops = []
@@ -141,6 +144,8 @@ class IntEcho:
 def _bth_offset(frame: bytes) -> int | None:
     """Where the reported packet's BTH starts: after the report's Ethernet/IPv4/UDP and
     20 bytes of report headers, the inner Ethernet/IPv4/UDP, the INT shim and stack."""
+    if len(frame) < 34:
+        return None
     inner = 14 + (frame[14] & 0x0F) * 4 + 8 + 20
     ip = inner + 14
     if len(frame) < ip + 20:
