@@ -47,6 +47,7 @@ CONFIG_FIELDS = frozenset(
         "mode",
         "seed",
         "load",
+        "size_mix",
         "receiver",
         "reorder_window",
         "transport",

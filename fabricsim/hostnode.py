@@ -184,7 +184,10 @@ class HostNode:
             if not r.complete:
                 frame = r.next_pull()
                 self.pulls_sent += 1
-                self.pull_next = now + self.pull_gap_ns
+                # the pacer keeps its schedule: a pull sent late (the NIC was busy with a
+                # frame) does not push the next one back, unless the pacer sat idle
+                nxt = self.pull_next + self.pull_gap_ns
+                self.pull_next = nxt if nxt > now else now + self.pull_gap_ns
         elif self.pull_q:
             pull_wait = self.pull_next
         if frame is None and not self.ctrl:

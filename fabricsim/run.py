@@ -11,13 +11,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from softswitch.codegen.program import CompiledProgram
 
+from .collective import COLLECTIVES, int_mtu, job_record
 from .faults import Fault, apply_fault
 from .frames import DATA_HEADER_LEN, FlowFrames
 from .int_echo import INT_INSTRUCTIONS as ECHO_INSTRUCTIONS
@@ -27,7 +28,7 @@ from .receivers import ALIASES as RECEIVER_ALIASES
 from .receivers import RECEIVERS, Receiver
 from .sender import NicParams, Sender
 from .transports import TRANSPORTS, PathInfo, make_transport, reads_int, transport_params
-from .workloads import WORKLOADS, Flow, make_workload
+from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 
@@ -57,6 +58,7 @@ class SimConfig:
     transport_params: tuple[tuple[str, float], ...] = ()  # overrides, by field name
     pmtu: int = PAYLOAD  # payload bytes per data packet (RoCE path MTU; 4096 is RoCE's largest)
     load: float = 0.5  # poisson workload
+    size_mix: str = "websearch"  # poisson workload: fabricsim.workloads.SIZE_MIXES
     fan_in: int | None = None  # incast senders (None: every host on other leaves)
     nic: NicParams = field(default_factory=NicParams)
     net: NetParams = field(default_factory=NetParams)
@@ -91,6 +93,8 @@ class SimConfig:
             raise ValueError(f"receiver {self.receiver!r}: one of {', '.join(RECEIVERS)}")
         if self.reorder_window < 1:
             raise ValueError(f"reorder_window {self.reorder_window}: at least one packet")
+        if self.size_mix not in SIZE_MIXES:
+            raise ValueError(f"size_mix {self.size_mix!r}: one of {', '.join(SIZE_MIXES)}")
         if self.transport not in TRANSPORTS:
             raise ValueError(f"transport {self.transport!r}: one of {', '.join(TRANSPORTS)}")
         transport_params(self.transport, dict(self.transport_params))  # refuses unknown names
@@ -151,12 +155,14 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         first: dict[str, Any] = {}  # leaf -> its first host
         for h in topo.hosts:
             first.setdefault(h.switch, h)
+        # a collective's report needs every flow's hops: every host is watched
+        watched = topo.hosts if cfg.workload in COLLECTIVES else tuple(first.values())
         int_md = IntPolicy(
-            watchlist=tuple(IntWatch(ip_src=f"{h.ip}/32", ip_proto=17) for h in first.values()),
+            watchlist=tuple(IntWatch(ip_src=f"{h.ip}/32", ip_proto=17) for h in watched),
             instructions=instruction_bitmap(("switch_id", "ports", "hop_latency", "queue")),
             collector=IntCollector(COLLECTOR_IP, COLLECTOR_MAC),
         )
-    return Policy(
+    policy = Policy(
         int_md=int_md,
         mtu=mtu,
         mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
@@ -166,6 +172,17 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         if cfg.trim_threshold is not None
         else None,
     )
+    if cfg.workload in COLLECTIVES:  # every host watched; room for each packet's INT
+        policy = replace(policy, mtu=max(policy.mtu, int_mtu(cfg.pmtu)))
+    return policy
+
+
+def _keep_and(kept: list[bytes], then: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    def on_report(frame: bytes) -> None:
+        kept.append(frame)
+        then(frame)
+
+    return on_report
 
 
 class _Progress:
@@ -215,6 +232,8 @@ def simulate(
         node.collector_port = COLLECTOR_PORT
         if echo is not None:
             node.on_report = echo.on_report
+            if cfg.workload in COLLECTIVES:  # the job record reads the reports as well
+                node.on_report = _keep_and(node.int_reports, echo.on_report)
     control.install()
     if on_network is not None:
         on_network(net)
@@ -227,6 +246,7 @@ def simulate(
         cfg.flow_bytes,
         cfg.seed,
         load=cfg.load,
+        mix=cfg.size_mix,
         fan_in=cfg.fan_in,
         leaf_of=leaf_of,
         rate_bps=cfg.nic.line_rate_bps,
@@ -273,6 +293,8 @@ def simulate(
     result["loop_cpu_s"] = round(loop_cpu, 3)
     result["events"] = loop.events
     result["faults"] = [f.to_json() for f in cfg.faults]
+    if cfg.workload in COLLECTIVES:
+        result["job"] = job_record(run, topo)  # for `sprayfabric job-report`
     if prober is not None:
         result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from controller.lb import FabricConstants
 
 from .metrics import jain, percentile
 
-__all__ = ["summarise"]
+__all__ = ["steady_rx_utilisation", "summarise"]
 
 
 def _r(x: float, nd: int = 2) -> float:
@@ -40,6 +41,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         t0 = min(i[0] for i in items)
         t1 = max(i[1] for i in items)
         utils.append(sum(i[2] for i in items) * 8e9 / max(1, t1 - t0) / line)
+    steady = _steady_rx(run, by_dst, hops)
     senders, receivers = run.senders.values(), run.receivers.values()
     arrivals = sum(r.arrivals for r in receivers)
     ooo = sum(r.ooo for r in receivers)
@@ -84,10 +86,12 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             "flows": len(run.flows),
             "pfc": cfg.net.pfc.enabled,
             "topology": getattr(topo, "name", ""),
-        },
+        }
+        | ({"load": cfg.load, "size_mix": cfg.size_mix} if cfg.workload == "poisson" else {}),
         "sim_time_us": _r(end / 1000, 3),
         "flows_completed": done,
         "throughput_pct_of_line_rate": _r(100 * sum(utils) / len(utils)) if utils else 0.0,
+        "steady_rx_pct_of_line_rate": _r(100 * sum(steady) / len(steady)) if steady else 0.0,
         "goodput_gbps_mean": _r(sum(goodputs) / len(goodputs)) if goodputs else 0.0,
         "fct_p50_us": _r(percentile(fcts, 50)),
         "fct_p99_us": _r(percentile(fcts, 99)),
@@ -197,6 +201,39 @@ def _int_hops(net: Any) -> tuple[list[int], int, int]:
                 continue
             lat.extend(h.hop_latency_ns for h in rep.hops if h.hop_latency_ns is not None)
     return lat, n, bad
+
+
+def steady_rx_utilisation(
+    net: Any, receivers: Sequence[str], t0_ns: int, t1_ns: int
+) -> list[float]:
+    """Per receiving host: bytes its switch put on the host's link during [t0, t1) (whole
+    bins of the wires' time bins), as a share of the link's capacity in that time."""
+    out = []
+    for host in receivers:
+        wire = next(w for (a, b), w in net.wires.items() if b == host)
+        b0 = -(-t0_ns // wire.bin_ns)
+        b1 = t1_ns // wire.bin_ns
+        if b1 <= b0:
+            continue
+        sent = sum(wire.bins.get(b, 0) for b in range(b0, b1))
+        cap = (b1 - b0) * wire.bin_ns * wire.rate_bps / 8e9
+        out.append(sent / cap)
+    return out
+
+
+def _steady_rx(run: Any, by_dst: dict[str, list[Any]], hops: Any) -> list[float]:
+    """Per receiving host: its link's utilisation (bytes on the wire, headers included) from
+    one round trip after its first packet can arrive (first start + 3 one-way delays) to
+    its last flow's end, in whole time bins; hosts whose window is under two bins skipped."""
+    utils = []
+    for dst, items in by_dst.items():
+        src = next(f.src for f in run.flows if f.dst == dst)
+        t0 = min(i[0] for i in items) + int(3 * hops(src, dst))
+        t1 = max(i[1] for i in items)
+        wire = next(w for (a, b), w in run.net.wires.items() if b == dst)
+        if t1 - t0 >= 2 * wire.bin_ns:
+            utils.extend(steady_rx_utilisation(run.net, [dst], t0, t1))
+    return utils
 
 
 def _unloaded_ns(topo: Any) -> Any:

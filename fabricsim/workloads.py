@@ -5,6 +5,7 @@
 - `all_to_all`: every host sends size/(n-1) bytes to every other host.
 - `ring_allreduce`: hosts in a ring; 2(n-1) steps, each host sends size/n bytes to its
   successor per step, a step starting when the host has received the previous step's chunk.
+- `allreduce`, `alltoall`: the two collectives' short names.
 - `poisson`: flows with sizes drawn from a web-search-like distribution between random
   pairs, arriving as a Poisson process at `load` of the hosts' line rate.
 """
@@ -15,7 +16,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["WORKLOADS", "Flow", "make_workload"]
+__all__ = ["SIZE_MIXES", "WORKLOADS", "Flow", "make_workload", "mix_mean", "sample_size"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -85,9 +86,72 @@ def ring_allreduce(hosts: Sequence[str], size: int, rng: random.Random, **_: obj
     return flows
 
 
-# web-search-like flow sizes (bytes) and their cumulative probabilities
-_SIZES = (6_000, 13_000, 19_000, 33_000, 53_000, 133_000, 667_000, 1_333_000, 3_333_000)
-_CDF = (0.15, 0.2, 0.3, 0.4, 0.53, 0.6, 0.7, 0.8, 1.0)
+# Published flow-size distributions as (bytes, cumulative %) points, sampled by linear
+# interpolation between them: web search (Alizadeh et al., DCTCP, SIGCOMM 2010) and
+# Facebook Hadoop (Roy et al., SIGCOMM 2015), the two mixes of HPCC (SIGCOMM 2019).
+SIZE_MIXES: dict[str, tuple[tuple[int, float], ...]] = {
+    "websearch": (
+        (0, 0),
+        (10_000, 15),
+        (20_000, 20),
+        (30_000, 30),
+        (50_000, 40),
+        (80_000, 53),
+        (200_000, 60),
+        (1_000_000, 70),
+        (2_000_000, 80),
+        (5_000_000, 90),
+        (10_000_000, 97),
+        (30_000_000, 100),
+    ),
+    "hadoop": (
+        (0, 0),
+        (100, 1),
+        (200, 2),
+        (300, 5),
+        (350, 15),
+        (400, 20),
+        (500, 30),
+        (600, 40),
+        (700, 50),
+        (1_000, 60),
+        (2_000, 67),
+        (7_000, 70),
+        (30_000, 72),
+        (50_000, 82),
+        (80_000, 87),
+        (120_000, 90),
+        (300_000, 95),
+        (1_000_000, 97.5),
+        (2_000_000, 99),
+        (10_000_000, 100),
+    ),
+}
+
+
+def mix_mean(mix: str) -> float:
+    """The mean flow size (bytes) of a size mix, as sampled (piecewise linear)."""
+    pts = _mix(mix)
+    return sum(
+        (c1 - c0) / 100 * (s0 + s1) / 2 for (s0, c0), (s1, c1) in zip(pts, pts[1:], strict=False)
+    )
+
+
+def sample_size(mix: str, u: float) -> float:
+    """The flow size at cumulative probability `u` (0..1) of a size mix."""
+    pts = _mix(mix)
+    pct = u * 100
+    for (s0, c0), (s1, c1) in zip(pts, pts[1:], strict=False):
+        if pct <= c1:
+            return s0 + (s1 - s0) * ((pct - c0) / (c1 - c0) if c1 > c0 else 1.0)
+    return float(pts[-1][0])
+
+
+def _mix(mix: str) -> tuple[tuple[int, float], ...]:
+    try:
+        return SIZE_MIXES[mix]
+    except KeyError:
+        raise ValueError(f"size mix {mix!r}: one of {', '.join(SIZE_MIXES)}") from None
 
 
 def poisson(
@@ -97,19 +161,19 @@ def poisson(
     load: float = 0.5,
     rate_bps: float = 100e9,
     flows: int = 200,
+    mix: str = "websearch",
     **_: object,
 ) -> list[Flow]:
-    """`flows` flows; sizes scaled so their mean is `size` bytes."""
-    mean = sum((c - p) * s for s, c, p in zip(_SIZES, _CDF, (0.0, *_CDF[:-1]), strict=True))
-    scale = size / mean
+    """`flows` flows between random host pairs, Poisson arrivals offering `load` of every
+    host's line rate; sizes drawn from `mix`, scaled so that their mean is `size` bytes."""
+    scale = size / mix_mean(mix)
     # arrivals of all hosts together: load * n * rate / mean size bits
     per_ns = load * len(hosts) * rate_bps / (size * 8) / 1e9
     out = []
     t = 0.0
     for fid in range(flows):
         t += rng.expovariate(per_ns)
-        u = rng.random()
-        sz = next(s for s, c in zip(_SIZES, _CDF, strict=True) if u <= c)
+        sz = sample_size(mix, rng.random())
         src, dst = rng.sample(list(hosts), 2)
         out.append(Flow(fid, src, dst, max(1, int(sz * scale)), int(t)))
     return out
@@ -121,6 +185,9 @@ WORKLOADS = {
     "all_to_all": all_to_all,
     "ring_allreduce": ring_allreduce,
     "poisson": poisson,
+    # the collectives' short names (`sprayfabric sim --workload allreduce|alltoall`)
+    "allreduce": ring_allreduce,
+    "alltoall": all_to_all,
 }
 
 

@@ -22,7 +22,7 @@ from .common import CliError
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
 # modules of controller.cli that register subcommands, in help order
-COMMANDS = ("topo", "routes", "sim", "experiment", "compare", "doctor", "fabric")
+COMMANDS = ("topo", "routes", "sim", "experiment", "compare", "doctor", "job_report", "fabric")
 
 
 class _Parser(argparse.ArgumentParser):

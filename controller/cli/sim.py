@@ -16,7 +16,15 @@ from .common import CliError, checked, output
 __all__ = ["parse_fail_link", "parse_time_ns", "register"]
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-WORKLOADS = ("permutation", "incast", "all_to_all", "ring_allreduce", "poisson")
+WORKLOADS = (
+    "permutation",
+    "incast",
+    "all_to_all",
+    "ring_allreduce",
+    "poisson",
+    "allreduce",
+    "alltoall",
+)
 MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
 RECEIVERS = ("tolerant", "selective", "go_back_n", "in_order")
 TRANSPORTS = ("dcqcn", "dctcp", "hpcc", "ndp", "none")
@@ -113,7 +121,16 @@ def _csv(kind: Callable[[str], Any], choices: tuple[str, ...] | None = None) -> 
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from fabricsim.workloads import SIZE_MIXES
+
     p.add_argument("topology", metavar="TOPO", help="topology file (YAML)")
+    p.add_argument(
+        "--size-mix",
+        choices=SIZE_MIXES,
+        default="websearch",
+        help="poisson workload: the published flow-size distribution, scaled to a mean of "
+        "--flow-bytes (websearch: DCTCP's web search; hadoop: Facebook's Hadoop)",
+    )
     p.add_argument(
         "--flow-bytes", type=_positive_int, default=300_000, help="bytes per flow (default 300000)"
     )
@@ -188,6 +205,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     _common(p)
     p.add_argument("--workload", choices=WORKLOADS, default="permutation")
+    p.add_argument(
+        "--chunk-bytes",
+        type=_positive_int,
+        metavar="BYTES",
+        help="allreduce/alltoall: bytes each flow (chunk) carries, instead of --flow-bytes "
+        "as the whole buffer; the JSON then has the job record `sprayfabric job-report` reads",
+    )
     p.add_argument("--mode", choices=MODES, default="ecmp")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
@@ -260,6 +284,7 @@ def _make_config(args: argparse.Namespace, transport: str, kw: dict[str, Any]) -
         transport=transport,
         transport_params=tuple(args.transport_param),
         pmtu=args.pmtu,
+        size_mix=args.size_mix,
         fan_in=args.fan_in,
         trim_threshold=args.trim_threshold,
         time_limit_ns=args.time_limit,
@@ -286,6 +311,13 @@ def _sim(args: argparse.Namespace) -> int:
             raise CliError(f"--fail-link: {topo.name} has no link between {a} and {b}")
     if args.storm and not topo.is_host(args.storm[0]):
         raise CliError(f"--storm: {topo.name} has no host {args.storm[0]}")
+    if args.chunk_bytes is not None:
+        from fabricsim.collective import buffer_bytes
+
+        try:
+            args.flow_bytes = buffer_bytes(args.workload, len(topo.hosts), args.chunk_bytes)
+        except ValueError as e:
+            raise CliError(f"--chunk-bytes: {e}") from None
     cfg = _config(
         args,
         workload=args.workload,
@@ -309,6 +341,9 @@ def _sim(args: argparse.Namespace) -> int:
         for key, label, fmt in COLUMNS:
             print(f"  {label:<8} {fmt.format(r[key])}")
         print(f"  pause_us {r['pfc_pause_us']}")
+        if "job" in r:  # a collective
+            where = args.json or "RUN.json (with --json)"
+            print(f"  steps    {r['job']['steps']}: sprayfabric job-report {where}")
     if args.plots:
         from fabricsim.plots import plot_queues, plot_uplinks
 
@@ -343,6 +378,7 @@ def _sweep(args: argparse.Namespace) -> int:
             "mode": k[1],
             "seed": int(k[2]),
             "load": None if k[3] == "-" else float(k[3]),
+            "size_mix": args.size_mix if k[0] == "poisson" else None,
         }
         | {key: r[key] for key in (*SUMMARY_KEYS, "pfc_pause_us")}
         for k, r in sorted(results.items())

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..network import Network
 from ..run import SimConfig, fabric_program, simulate
+from ..summary import steady_rx_utilisation
 
 __all__ = [
     "Published",
@@ -102,24 +103,6 @@ def spread(values: Sequence[float]) -> dict[str, float]:
         "ci95": round(ci, 4),
         "n": n,
     }
-
-
-def steady_rx_utilisation(
-    net: Network, receivers: Sequence[str], t0_ns: int, t1_ns: int
-) -> list[float]:
-    """Per receiving host: bytes its switch put on the host's link during [t0, t1) (whole
-    bins of the wires' time bins), as a share of the link's capacity in that time."""
-    out = []
-    for host in receivers:
-        wire = next(w for (a, b), w in net.wires.items() if b == host)
-        b0 = -(-t0_ns // wire.bin_ns)
-        b1 = t1_ns // wire.bin_ns
-        if b1 <= b0:
-            continue
-        sent = sum(wire.bins.get(b, 0) for b in range(b0, b1))
-        cap = (b1 - b0) * wire.bin_ns * wire.rate_bps / 8e9
-        out.append(sent / cap)
-    return out
 
 
 def run_scenario(

@@ -164,3 +164,18 @@ def test_demo_refuses_sizes_below_one(
     assert e.value.code == 2
     assert f"{opt} must be at least 1, not 0" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # refused before anything ran or was written
+
+
+def test_size_mix_reaches_the_poisson_workload(tmp_path: Path) -> None:
+    """--size-mix picks the distribution: under 1% of the mean lie about 60% of the Hadoop
+    mix's flows (half are under 700 B, the mean is 120 kB) and about 19% of web search's;
+    the run's config records the mix and the load."""
+    small = {}
+    for mix in ("websearch", "hadoop"):
+        out = tmp_path / f"{mix}.json"
+        args = ["--workload", "poisson", "--size-mix", mix, "--flow-bytes", "20000"]
+        assert main(["sim", TOPO, *args, "--load", "0.3", "--json", str(out)]) == 0
+        r = json.loads(out.read_text())
+        assert r["config"]["size_mix"] == mix and r["config"]["load"] == 0.3
+        small[mix] = sum(1 for f in r["flows"] if f["bytes"] < 200) / len(r["flows"])
+    assert small["hadoop"] > 0.4 > small["websearch"]

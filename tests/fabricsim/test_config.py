@@ -28,6 +28,7 @@ from fabricsim.workloads import make_workload
         ({"net": NetParams(pfc=PfcParams(enabled=True, watchdog_ns=0))}, "PFC watchdog 0 ns"),
         ({"fail_link": ("leaf1", "spine1", -1)}, "fail_link at -1 ns"),
         ({"storm": ("h1", -5)}, "storm at -5 ns"),
+        ({"size_mix": "datamining"}, "size_mix 'datamining': one of websearch, hadoop"),
     ],
 )
 def test_a_config_that_cannot_run_is_refused(change: dict[str, Any], says: str) -> None:

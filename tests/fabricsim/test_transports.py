@@ -14,7 +14,7 @@ from fabricsim.transports.base import IntHop, PathInfo
 from fabricsim.transports.dcqcn import Dcqcn, DcqcnParams
 from fabricsim.transports.dctcp import Dctcp, DctcpParams
 from fabricsim.transports.hpcc import Hpcc, HpccParams
-from fabricsim.transports.ndp import Ndp
+from fabricsim.transports.ndp import Ndp, NdpParams
 
 PATH = PathInfo(line_rate_bps=100e9, base_rtt_ns=10_000, packet_bytes=1_000)
 
@@ -145,10 +145,12 @@ def test_hpcc_coarse_timestamps_wait_for_every_hop() -> None:
     assert pytest.approx(1.0) == cc.U and cc.last[1].ts_ns == 5_000
 
 
-def test_ndp_is_pull_driven_with_a_bdp_of_credits() -> None:
+def test_ndp_is_pull_driven_with_one_and_a_half_bdps_of_credits() -> None:
     cc = Ndp(PATH)
     assert cc.pull_driven and cc.control_in_header_class
-    assert cc.initial_credits == math.ceil(PATH.bdp_packets)
+    assert cc.initial_credits == math.ceil(1.5 * PATH.bdp_packets)
+    assert Ndp(PATH, NdpParams(window_bdps=1.0)).initial_credits == math.ceil(PATH.bdp_packets)
+    assert Ndp(PATH, NdpParams(init_window=7)).initial_credits == 7
 
 
 def test_unknown_transport_and_parameter_are_refused() -> None:
