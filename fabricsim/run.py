@@ -145,7 +145,8 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     if cfg.int_telemetry and reads_int(cfg.transport):
         # every data flow (their UDP source ports are 0xC000 and up; the ACKs' 0x8000 to
         # 0xBFFF are not watched); the fabric's MTU leaves room for INT on full frames
-        mtu = INT_MTU
+        # (IPv4, UDP, BTH, payload, ICRC; shim and INT-MD header; 8 hops of 28 bytes)
+        mtu = max(INT_MTU, 44 + cfg.pmtu + 16 + 8 * 28)
         int_md = IntPolicy(
             watchlist=(IntWatch(ip_proto=17, l4_sport=DATA_SPORT, l4_sport_mask=0xC000),),
             instructions=instruction_bitmap(ECHO_INSTRUCTIONS),

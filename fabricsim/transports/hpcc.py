@@ -16,8 +16,8 @@ and takes the most utilised hop (u, and tau its time between records). U is an E
 where Wc (the reference window) is updated to W, and incStage counted, once per RTT
 (the first ACK for a packet sent after the last update, its send time from the ACK's
 RTT sample: counting packets instead would stall behind retransmissions); other ACKs
-compute W from the same Wc. The rate is W/T. Defaults as the paper: eta = 0.95, maxStage = 5, W_init = B·T,
-W_AI = W_init·(1-eta)/N with N = `expected_flows`.
+compute W from the same Wc. The rate is W/T. Defaults as the paper: eta = 0.95,
+maxStage = 5, W_init = B·T, W_AI = W_init·(1-eta)/N with N = `expected_flows`.
 
 Coarse timestamps. fabric.p4's egress timestamps are v1model's microsecond clock (times
 1000), and at 100 Gb/s a microsecond is eight full packets: consecutive records of a hop
@@ -26,9 +26,9 @@ mostly carry the same timestamp (dt = 0), and a rate over a 1 us difference can 
 packet's are at least `min_interval_ns` later at each hop (0, the paper's rule: the
 previous ACK's records, a hop skipped only if dt is 0); a rate is then measured over that
 interval, off by at most 1 us / interval, and U folds in once per interval rather than
-per ACK. fabricsim sets the interval to the base
-RTT: U (and so W's multiplicative step) follows the hops about one RTT late, with the
-rate term within 1 us / T of the truth.
+per ACK. fabricsim sets the interval to the base RTT: U (and so W's multiplicative
+step) follows the hops about one RTT late, with the rate term within 1 us / T of the
+truth.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class HpccParams:
     max_stage: int = 5
     expected_flows: int = 16  # N in W_AI = W_init·(1-eta)/N
     w_ai_bytes: float | None = None  # overrides the formula above
-    min_interval_ns: float = 0.0  # a hop's records are compared this far apart at least
+    min_interval_ns: float = 0.0  # records compared at least this far apart (every hop)
 
 
 class Hpcc(Unreactive):
@@ -71,7 +71,7 @@ class Hpcc(Unreactive):
         self.U = 1.0
         self.inc_stage = 0
         self.min_dt = p.min_interval_ns
-        self.last: list[IntHop] = []  # per hop, the reference record
+        self.last: list[IntHop] = []  # the reference records, one per hop
         self.sent = 0
         self.last_update_ns = -math.inf  # when Wc was last updated
         self.acks = 0
