@@ -7,7 +7,8 @@ the controller over real gRPC.
 Prints per fabric: the time to push the pipeline to every switch, to write every route,
 group and member, a no-op reconcile (everything read back, nothing written), a link
 failure's repair (`FabricRun.set_link`: the fast MODIFYs on the link's two switches, then
-routes recomputed and every affected switch rewritten; the call returns when all are), and
+routes recomputed and every affected switch rewritten; the call returns when all are), the
+link's restoration (then a read-back reconcile, which must find nothing to write), and
 the memory per switch (the processes' RSS summed, divided by the switches). Goals: k=16
 programmed in 60 s, reconciled in 5 s, a link repaired in 1 s.
 """
@@ -75,6 +76,15 @@ def bench(k: int, per_process: int) -> dict[str, Any]:
             rep = run.set_link(edge, agg, up=False)
             out["repair"] = time.perf_counter() - t0
             out["repair_changed"] = rep["inserted"] + rep["modified"] + rep["deleted"]
+            out["repair_switches"] = rep["switches"]
+            out["repair_writes"] = rep["writes"]
+            t0 = time.perf_counter()
+            back = run.set_link(edge, agg, up=True)
+            out["restore"] = time.perf_counter() - t0
+            out["restore_changed"] = back["inserted"] + back["modified"] + back["deleted"]
+            # the restored fabric is the programmed one: a read-back reconcile writes nothing
+            check = run.sessions.sync_all()
+            out["restore_drift"] = sum(r.changed for r in check.values())
             rss = sum(
                 proc_usage(h.pid)[1] for h in {id(h): h for h in run.handles.values()}.values()
             )
@@ -100,6 +110,11 @@ def main() -> None:
         ("no-op reconcile (s)", "reconcile", "{:.2f}"),
         ("link failure repaired, every switch rewritten (s)", "repair", "{:.2f}"),
         ("entries the repair changed", "repair_changed", "{:d}"),
+        ("switches the repair wrote", "repair_switches", "{:d}"),
+        ("Write RPCs of the repair", "repair_writes", "{:d}"),
+        ("link restored, every switch rewritten (s)", "restore", "{:.2f}"),
+        ("entries the restore changed", "restore_changed", "{:d}"),
+        ("then written by a read-back reconcile", "restore_drift", "{:d}"),
         ("RSS per switch (MiB)", "rss_per_switch_mib", "{:.1f}"),
     ]
     results = {}

@@ -10,7 +10,9 @@ A link failure is handled in two steps, as a fabric controller does: the switche
 ends clear the dead port's bit in the live-member bitmap of every group that uses it
 (`port_down`, the encoder's MODIFYs: traffic moves to the remaining members at once), then
 the routes are recomputed without the link and only the entries that changed are written
-(`reroute`).
+(`reroute`). Group ids come from one `GroupIds` allocator kept for the simulation's life,
+so a next-hop set keeps its id and the difference is only the groups and routes whose
+next hops changed.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from controller.fabric.reconcile import identity, plan
 from controller.lb import FabricEncoder, Policy, SwitchIntent
 from controller.lb.from_topology import switch_intent
 from controller.p4info import P4Schema
-from controller.routing import compute_routes
+from controller.routing import GroupIds, NextHops, compute_routes
 from p4rt_proto import p4runtime_pb2 as p4r
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
@@ -58,6 +60,7 @@ class FabricControl:
         self.intents: dict[str, SwitchIntent] = {}
         self.failed_links: list[tuple[str, str]] = []
         self.dead_ports: dict[str, set[int]] = {}
+        self.group_ids: GroupIds[NextHops] = GroupIds()
         self.writes = 0
 
     # ------------------------------------------------------------ programming
@@ -67,7 +70,8 @@ class FabricControl:
         for name in routes.switches:
             if name in routes.failed:
                 continue
-            intent = switch_intent(self.topo, routes.switch_routes(name), **self._int_args(name))
+            sr = routes.switch_routes(name, self.group_ids)
+            intent = switch_intent(self.topo, sr, **self._int_args(name))
             self.intents[name] = intent
             dead = self.dead_ports.get(name, ())
             out[name] = self.encoder.switch_entities(intent, self.policy, dead)
@@ -89,6 +93,7 @@ class FabricControl:
         for name, ents in self.desired().items():
             self._write(name, [Update.insert(e) for e in ents])
             self.installed[name] = {identity(e): e for e in ents}
+            self.group_ids.release(name)
 
     def port_down(self, a: str, b: str) -> int:
         """The a-b link is down: clear its ports in the live bitmaps of the groups at both
@@ -109,6 +114,18 @@ class FabricControl:
     def reroute(self, a: str, b: str) -> int:
         """Recompute without the a-b link and write the difference; return the updates."""
         self.failed_links.append((a, b))
+        return self._rewrite()
+
+    def restore(self, a: str, b: str) -> int:
+        """The a-b link is up again: its ports live again at both ends, routes recomputed
+        with it and the difference written; return the updates."""
+        key = {a, b}
+        self.failed_links = [lk for lk in self.failed_links if set(lk) != key]
+        for sw, peer in ((a, b), (b, a)):
+            self.dead_ports.get(sw, set()).discard(self.topo.port_to(sw, peer))
+        return self._rewrite()
+
+    def _rewrite(self) -> int:
         n = 0
         for name, ents in self.desired().items():
             diff = plan(ents, self.installed.get(name, {}).values())
@@ -116,6 +133,7 @@ class FabricControl:
             for phase in diff.phases(self.table_order):
                 self._write(name, phase)
             self.installed[name] = {identity(e): e for e in ents}
+            self.group_ids.release(name)  # the groups it dropped are deleted now
             n += len(diff)
         return n
 

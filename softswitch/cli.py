@@ -56,6 +56,22 @@ def _port_iface(text: str) -> tuple[int, str]:
     return n, iface
 
 
+def _queue_command(text: str) -> Any:
+    from .queue_commands import QueueCommandError, parse_queue_command
+
+    try:
+        return parse_queue_command(text)
+    except QueueCommandError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _apply_queue_commands(runtime: Any, commands: Sequence[Any]) -> None:
+    from .queue_commands import apply_queue_command
+
+    for cmd in commands:
+        apply_queue_command(runtime, cmd)
+
+
 def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="softswitch",
@@ -120,6 +136,24 @@ def build_run_parser() -> argparse.ArgumentParser:
         "--queue-rate", type=float, metavar="PPS", help="egress rate per port, packets/s"
     )
     p.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (default 1)")
+    p.add_argument(
+        "--queueing",
+        choices=("shared", "bmv2"),
+        default="shared",
+        help="how a port serves its priority queues: one server at the rate of the queue "
+        "served (shared, default), or a rate limiter per queue with departure times fixed "
+        "on enqueue, as simple_switch (bmv2)",
+    )
+    p.add_argument(
+        "--queue-command",
+        action="append",
+        default=[],
+        type=_queue_command,
+        metavar="CMD",
+        help="a simple_switch_CLI queue command applied at start (after --queue-depth and "
+        "--queue-rate; to every device of a chassis): 'set_queue_rate PPS [PORT [PRIORITY]]' "
+        "or 'set_queue_depth N [PORT [PRIORITY]]'; repeatable",
+    )
     # accepted for compatibility with simple_switch command lines
     p.add_argument("-L", "--log-level", metavar="LEVEL", help=argparse.SUPPRESS)
     p.add_argument("--log-file", metavar="FILE", help="write the log here instead of stderr")
@@ -274,6 +308,13 @@ def run_switch(argv: Sequence[str]) -> int:
     targs, unknown = build_target_parser().parse_known_args(target)
     if args.no_p4 == (args.config is not None):
         parser.error("give either PROGRAM_CONFIG or --no-p4")
+    queues = targs.priority_queues or args.priority_queues or 1
+    for cmd in args.queue_command:
+        if cmd.priority is not None and cmd.priority >= queues:
+            parser.error(
+                f"--queue-command: priority {cmd.priority} out of range: {queues} queue(s) "
+                "per port (--priority-queues N)"
+            )
     _setup_logging(args.log_file)
     for opt in unknown:
         if opt.startswith("-"):
@@ -317,7 +358,9 @@ def run_switch(argv: Sequence[str]) -> int:
         priority_queues=targs.priority_queues or args.priority_queues or 1,
         queue_depth=args.queue_depth,
         queue_rate_pps=args.queue_rate,
+        queueing=args.queueing,
     )
+    _apply_queue_commands(runtime, args.queue_command)
     server = None
     try:
         if compiled is not None:
@@ -408,7 +451,9 @@ def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int
                 queue_depth=args.queue_depth,
                 queue_rate_pps=args.queue_rate,
                 name=d.name,
+                queueing=args.queueing,
             )
+            _apply_queue_commands(rt, args.queue_command)
             runtimes.append(rt)
             if compiled is not None:
                 rt.load(compiled)

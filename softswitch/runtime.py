@@ -66,7 +66,11 @@ class SwitchRuntime:
         queue_rate_pps: float | None = None,
         queue_rate_bps: float | None = None,
         name: str | None = None,
+        queueing: str = "shared",
     ) -> None:
+        if queueing not in ("shared", "bmv2"):
+            raise ValueError(f"queueing {queueing!r}: shared or bmv2")
+        self.queueing = queueing  # how a port serves its priority queues (v1model/tm.py)
         self.lock = threading.RLock()
         self.name = name if name is not None else f"device {device_id}"  # in data-path logs
         self.switch: Switch | None = None
@@ -113,6 +117,7 @@ class SwitchRuntime:
             priority_queues=self.priority_queues,
             device=self.name,
         )
+        sw.tm.set_queueing(self.queueing)
         if self.queue_depth is not None:
             sw.tm.set_depth(self.queue_depth)
         if self.queue_rate_pps is not None or self.queue_rate_bps is not None:
@@ -139,27 +144,50 @@ class SwitchRuntime:
         bps: float | None = None,
         priority: int | None = None,
     ) -> None:
-        """Egress service rate of one port (all ports when None), in packets/s or bits/s;
-        both None: unthrottled. Kept across pipeline loads."""
+        """Egress service rate of one port (all ports when None) and priority queue (all
+        when None), in packets/s or bits/s; both None: unthrottled. With "shared"
+        queueing it applies to the packets already queued too, with "bmv2" to those
+        queued from now on (v1model/tm.py). Kept across pipeline loads."""
+        self._check_priority(priority)
+        if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
+            raise ValueError("queue rates must be positive")
         with self.lock:
-            self._queue_settings.append(("rate", port, priority, (pps, bps)))
             if self.switch is not None:
                 self.switch.tm.set_rate(port=port, pps=pps, bps=bps, priority=priority)
+            self._record_queue_setting(("rate", port, priority, (pps, bps)))
             self._wake.notify_all()
 
     def set_queue_depth(
         self, depth: int, port: int | None = None, priority: int | None = None
     ) -> None:
-        """Egress queue depth in packets of one port (all ports when None)."""
+        """Egress queue depth in packets of one port (all ports when None) and priority
+        queue (all when None). Kept across pipeline loads."""
+        self._check_priority(priority)
+        if depth < 1:
+            raise ValueError("queue depth must be at least 1 packet")
         with self.lock:
-            self._queue_settings.append(("depth", port, priority, depth))
             if self.switch is not None:
                 self.switch.tm.set_depth(depth, port=port, priority=priority)
+            self._record_queue_setting(("depth", port, priority, depth))
+
+    def _check_priority(self, priority: int | None) -> None:
+        if priority is not None and not 0 <= priority < self.priority_queues:
+            raise ValueError(
+                f"priority {priority} out of range: this switch has {self.priority_queues} "
+                f"queue(s) per port (0..{self.priority_queues - 1}; --priority-queues N)"
+            )
 
     def queue_occupancy(self, port: int, priority: int = 0) -> int:
         """Packets waiting in a port's queue now."""
         with self.lock:
             return self.switch.tm.occupancy(port, priority) if self.switch is not None else 0
+
+    def _record_queue_setting(self, setting: tuple[str, int | None, int | None, object]) -> None:
+        """Keep `setting` for the next loads; an earlier one for the same queues is
+        dropped (this one overwrites all it did), so the list stays short however often
+        a rate is changed."""
+        self._queue_settings = [s for s in self._queue_settings if s[:3] != setting[:3]]
+        self._queue_settings.append(setting)
 
     def _apply_queue_settings(self, sw: Switch) -> None:
         for kind, port, priority, value in self._queue_settings:

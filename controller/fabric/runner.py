@@ -44,8 +44,9 @@ from ..targets import (
 )
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
+from .desired import DesiredCache
 from .hosts import ExpectedHost, HostTracker
-from .reconcile import content, identity
+from .reconcile import identity
 from .sessions import FabricSessions
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
@@ -101,6 +102,8 @@ class FabricRun:
         self.watch_interval = watch_interval
         self.policy = policy
         self.links_down: set[frozenset[str]] = set()
+        # group ids and entities kept between desired-state computations (desired.py)
+        self.desired_cache = DesiredCache()
         self.program: CompiledProgram | None = None
         self.wiring: Wiring | None = None
         self.handles: dict[str, SwitchProcess] = {}
@@ -200,6 +203,7 @@ class FabricRun:
             self.sessions.set_desired(self.desired_state(self))
             lap("routes")
             self.first_sync = self.sessions.sync_all()
+            self.desired_cache.release()
             lap("program")
             self.sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
             self._start_telemetry()
@@ -410,17 +414,19 @@ class FabricRun:
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
         """Recompute the desired state and write the difference to every switch whose
-        desired state changed (read back and compared, as any sync); a switch whose
-        desired state is the same is left alone (a restarted or reprogrammed one is the
-        watcher's to restore)."""
+        desired state changed: from what the controller last wrote there, without a read
+        back (`ManagedSwitch.update`; a switch with no such record is read back and
+        compared, as any sync). A switch whose desired state is the same is left alone (a
+        restarted or reprogrammed one is the watcher's to restore). Group ids the new
+        state stopped using are released once it is written."""
         assert self.sessions is not None
         with self.lock:
             desired = self.desired_state(self)
-            changed = [
-                n for n, ents in desired.items() if _state(ents) != _state(self.sessions[n].desired)
-            ]
-            self.sessions.set_desired({n: desired[n] for n in changed})
-            res = self.sessions.sync_all(changed)
+            # the desired-state cache hands back the same entity objects, so an unchanged
+            # list compares at once; a list that differs only in order plans nothing
+            changed = [n for n, ents in desired.items() if ents != self.sessions[n].desired]
+            res = self.sessions.update_all({n: desired[n] for n in changed})
+            self.desired_cache.release(changed)
         return {
             "inserted": sum(r.inserted for r in res.values()),
             "modified": sum(r.modified for r in res.values()),
@@ -476,6 +482,8 @@ class FabricRun:
                     # the desired state says so too, so a restore in between keeps it
                     new = {identity(m): m for m in mods}
                     sw.set_desired([new.get(identity(e), e) for e in sw.desired])
+                    if sw.written is not None:
+                        sw.written = [new.get(identity(e), e) for e in sw.written]
                     return len(mods)
 
             res = self.sessions.run_each("isolate link", one, (a, b))
@@ -578,8 +586,3 @@ class FabricRun:
             self.collector = None
         if errors:
             log.warning("stopping switches: %s", "; ".join(errors))
-
-
-def _state(entities: list[Entity]) -> set[tuple[Any, Any]]:
-    """A switch's desired entities as a comparable set."""
-    return {(identity(e), content(e)) for e in entities}

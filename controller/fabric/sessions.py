@@ -111,6 +111,16 @@ class FabricSessions:
         for name, entities in desired.items():
             self.switches[name].set_desired(entities)
 
+    def update_all(self, desired: Mapping[str, Iterable[Entity]]) -> dict[str, SyncResult]:
+        """`ManagedSwitch.update` on each switch named, concurrently: the new desired state
+        written as a difference from what was last written (no read back where that is
+        known); FabricError if any fails."""
+        unknown = set(desired) - set(self.switches)
+        if unknown:
+            raise KeyError(f"no such switch: {', '.join(sorted(unknown))}")
+        res = self.run_each("update", lambda sw: sw.update(desired[sw.name]), desired)
+        return {n: r for n, r in res.items() if isinstance(r, SyncResult)}
+
     def sync_all(self, names: Iterable[str] | None = None) -> dict[str, SyncResult]:
         """Reconcile every switch (or those named) concurrently; FabricError if any fails."""
         res = self.run_each("sync", lambda sw: sw.sync(), names)

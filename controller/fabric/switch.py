@@ -10,7 +10,14 @@
 4. plan the difference (`reconcile.plan`) and write it in dependency order, at most
    `batch_size` updates per Write.
 
-A second `sync()` with the same desired state reads and writes nothing. Every sync holds the
+A second `sync()` with the same desired state reads and writes nothing.
+
+`update(entities)` is the fast path for a change the controller makes itself (a link's
+routes recomputed): it plans against what the last sync or update wrote (`written`, the
+controller's record of the switch), with no read back, and writes only the difference. It
+falls back to `sync()` when there is no such record (never synced, or a new session: the
+switch may have restarted) or a write fails. Drift caused by someone else is therefore
+found by the next `sync()` (the watcher's restore, a reconcile), not by `update`. Every sync holds the
 switch's lock, so a watcher restoring a restarted switch and a user changing a group never
 interleave their writes.
 """
@@ -120,6 +127,8 @@ class ManagedSwitch:
         )
         self.table_order = [self.schema.table(t).name for t in table_order]
         self.desired: list[Entity] = []
+        # what this controller last wrote and the switch holds, None: not known (see update)
+        self.written: list[Entity] | None = None
         self.lock = threading.RLock()
         self.session: P4RuntimeSession | None = None
         self.counts = _Counts()
@@ -144,6 +153,7 @@ class ManagedSwitch:
             )
             s.connect(timeout=timeout)
             self.session = s
+            self.written = None  # a new session: the switch may have restarted
             return s
 
     @property
@@ -183,28 +193,73 @@ class ManagedSwitch:
         t0 = time.perf_counter()
         with self.lock:
             s = self.connect(connect_timeout)
+            self.written = None
             pushed = s.ensure_pipeline(self.pipeline.p4info, self.pipeline.device_config)
             actual = self.read_managed()
             p = plan(self.desired, actual)
-            writes = 0
-            for phase in p.phases(self.table_order):
-                for i in range(0, len(phase), self.batch_size):
-                    s.write(phase[i : i + self.batch_size])
-                    writes += 1
-            res = SyncResult(
-                self.name,
-                pushed,
-                len(p.inserts),
-                len(p.modifies),
-                len(p.deletes),
-                writes,
-                len(actual),
-                time.perf_counter() - t0,
+            writes = self._write(s, p)
+            self.written = list(self.desired)
+            res = self._record(p, pushed, writes, len(actual), t0)
+        self._log(p, res)
+        return res
+
+    def update(self, entities: Iterable[Entity]) -> SyncResult:
+        """Make `entities` the desired state and write the difference from what was last
+        written, without reading the switch back (see the module docstring); a full
+        `sync()` when that is not known or a write fails."""
+        t0 = time.perf_counter()
+        with self.lock:
+            self.desired = list(entities)
+            before = self.written
+            s = self.session
+            if before is None or s is None or not self.connected:
+                return self.sync()
+            # the entry objects both lists share are unchanged: plan only the others (a
+            # controller that builds its entries from a memo shares nearly all of them)
+            new_ids = {id(e) for e in self.desired}
+            shared = {id(e) for e in before if id(e) in new_ids}
+            p = plan(
+                [e for e in self.desired if id(e) not in shared],
+                [e for e in before if id(e) not in shared],
             )
-            self.counts.writes += writes
-            self.counts.updates += len(p)
-            self.counts.history.append(res)
-            del self.counts.history[:-16]
+            try:
+                writes = self._write(s, p)
+            except P4RuntimeError as e:
+                log.warning("%s: incremental write failed (%s): reading it back", self.name, e)
+                self.written = None
+                return self.sync()
+            self.written = list(self.desired)
+            res = self._record(p, False, writes, 0, t0)
+        self._log(p, res)
+        return res
+
+    def _write(self, s: P4RuntimeSession, p: Plan) -> int:
+        """Write plan `p` phase by phase in batches; the number of Write RPCs."""
+        writes = 0
+        for phase in p.phases(self.table_order):
+            for i in range(0, len(phase), self.batch_size):
+                s.write(phase[i : i + self.batch_size])
+                writes += 1
+        return writes
+
+    def _record(self, p: Plan, pushed: bool, writes: int, read: int, t0: float) -> SyncResult:
+        res = SyncResult(
+            self.name,
+            pushed,
+            len(p.inserts),
+            len(p.modifies),
+            len(p.deletes),
+            writes,
+            read,
+            time.perf_counter() - t0,
+        )
+        self.counts.writes += writes
+        self.counts.updates += len(p)
+        self.counts.history.append(res)
+        del self.counts.history[:-16]
+        return res
+
+    def _log(self, p: Plan, res: SyncResult) -> None:
         if p:
             log.info(
                 "%s: +%d ~%d -%d in %d write(s)%s",
@@ -212,10 +267,9 @@ class ManagedSwitch:
                 res.inserted,
                 res.modified,
                 res.deleted,
-                writes,
-                " after a pipeline push" if pushed else "",
+                res.writes,
+                " after a pipeline push" if res.pipeline_pushed else "",
             )
-        return res
 
     def pipeline_lost(self) -> bool:
         """True when the switch does not run our pipeline (restarted, or reprogrammed)."""

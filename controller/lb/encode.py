@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ..codec import table_entry
@@ -50,6 +50,20 @@ class FabricEncoder:
         self.c = constants if constants is not None else FabricConstants.load()
         # the live bitmap's width bounds a group's member slots
         self.max_members = schema.action("use_ecmp").param("live_members").bitwidth
+        # routes, groups and members made before, by their inputs: a fabric's switches ask
+        # for the same entries again and again (every recomputation, every switch of a
+        # tier), and entities are immutable values, so one object serves them all
+        self._made: dict[tuple[object, ...], TableEntry] = {}
+
+    _MADE_MAX = 1 << 18  # entries kept before the memo starts afresh
+
+    def _memo(self, key: tuple[object, ...], make: Callable[[], TableEntry]) -> TableEntry:
+        e = self._made.get(key)
+        if e is None:
+            if len(self._made) >= self._MADE_MAX:
+                self._made.clear()
+            e = self._made[key] = make()
+        return e
 
     # ------------------------------------------------------------------ forwarding
     def my_station(self, router_mac: str) -> TableEntry:
@@ -67,8 +81,14 @@ class FabricEncoder:
 
     def route(self, prefix: str, group_id: int) -> TableEntry:
         """`prefix` (IPv4 or IPv6) to next-hop group `group_id`."""
-        table, match = self._route_key(prefix)
-        return table_entry(self.schema, table, match, "set_next_hop_group", {"group_id": group_id})
+
+        def make() -> TableEntry:
+            table, match = self._route_key(prefix)
+            return table_entry(
+                self.schema, table, match, "set_next_hop_group", {"group_id": group_id}
+            )
+
+        return self._memo(("route", prefix, group_id), make)
 
     def route_punt(self, prefix: str) -> TableEntry:
         table, match = self._route_key(prefix)
@@ -93,6 +113,11 @@ class FabricEncoder:
         """The next_hop_group entry: mode action, `size` member slots, live-member bitmap
         (None: all slots live). INSERT it for a new group, MODIFY it to change mode or
         liveness (members are untouched)."""
+        return self._memo(
+            ("group", group_id, mode, size, live), lambda: self._group(group_id, mode, size, live)
+        )
+
+    def _group(self, group_id: int, mode: GroupMode, size: int, live: int | None) -> TableEntry:
         if not 1 <= size <= self.max_members:
             raise ValueError(f"group {group_id}: size {size} out of 1..{self.max_members}")
         full = (1 << size) - 1
@@ -118,18 +143,28 @@ class FabricEncoder:
         return table_entry(self.schema, "next_hop_group", {"group_id": group_id}, action, params)
 
     def member(self, group_id: int, index: int, nh: NextHop, router_mac: str) -> TableEntry:
-        return table_entry(
-            self.schema,
-            "next_hop_member",
-            {"group_id": group_id, "member_index": index},
-            "set_next_hop",
-            {"port": nh.port, "smac": nh.smac or router_mac, "dmac": nh.dmac},
+        return self._memo(
+            ("member", group_id, index, nh, router_mac),
+            lambda: table_entry(
+                self.schema,
+                "next_hop_member",
+                {"group_id": group_id, "member_index": index},
+                "set_next_hop",
+                {"port": nh.port, "smac": nh.smac or router_mac, "dmac": nh.dmac},
+            ),
         )
 
     def layout(self, group: RouteGroup) -> GroupLayout:
-        """Member slots of a group: one per next hop, or WCMP replication (wcmp.py)."""
-        idx = slots(group.weights, len(group.next_hops), self.max_members)
-        return GroupLayout(group.group_id, tuple(group.next_hops[i] for i in idx))
+        """Member slots of a group: one per next hop, or WCMP replication (wcmp.py).
+
+        The slots depend only on the group's (next hop, weight) pairs, not on the order
+        they are listed in: the next hops are taken in port order, so a group that keeps
+        its next-hop set keeps every member entry (nothing to rewrite)."""
+        hops = group.next_hops
+        order = sorted(range(len(hops)), key=lambda i: (hops[i].port, hops[i].dmac))
+        weights = None if group.weights is None else [group.weights[i] for i in order]
+        idx = slots(weights, len(hops), self.max_members)
+        return GroupLayout(group.group_id, tuple(hops[order[i]] for i in idx))
 
     def group_entities(
         self,

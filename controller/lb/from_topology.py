@@ -1,8 +1,8 @@
 """A `SwitchIntent` from a topology and its computed routes (controller.topology,
 controller.routing): the one mapping of routing results onto the encoder's input.
 
-Group ids are the routing result's per-switch group indexes; each group's prefixes are the
-routes that use it. A next hop toward a switch gets that switch's router MAC as Ethernet
+Group ids are the routing result's per-switch group ids (stable ones when the routes came
+from `Routes.switch_routes(name, ids)`); each group's prefixes are the routes that use it. A next hop toward a switch gets that switch's router MAC as Ethernet
 destination, toward a host the host's MAC. Ports facing hosts are `host` ports, the others
 `fabric` ports.
 """
@@ -42,7 +42,7 @@ def switch_intent(
     for prefix, gid in routes.routes.items():
         prefixes[gid].append(prefix)
     groups = []
-    for gid, nh in enumerate(routes.groups):
+    for gid, nh in sorted(routes.groups.items()):
         if not prefixes.get(gid):
             continue  # a group no route uses is not written
         hops = tuple(NextHop(topo.port_to(name, n), _mac_of(topo, n)) for n in nh.neighbours)

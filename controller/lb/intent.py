@@ -7,6 +7,7 @@ These types know nothing of topology files or route computation: whoever compute
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 from typing import Literal
@@ -51,10 +52,9 @@ class RouteGroup:
 
     def __post_init__(self) -> None:
         for p in self.prefixes:
-            try:
-                ipaddress.ip_network(p, strict=True)
-            except ValueError as e:
-                raise ValueError(f"group {self.group_id}: prefix {p!r}: {e}") from None
+            problem = _prefix_problem(p)
+            if problem is not None:
+                raise ValueError(f"group {self.group_id}: prefix {p!r}: {problem}")
         if self.weights is not None and len(self.weights) != len(self.next_hops):
             raise ValueError(
                 f"group {self.group_id}: {len(self.weights)} weights for "
@@ -88,3 +88,14 @@ class SwitchIntent:
             if g.group_id == group_id:
                 return g
         raise KeyError(f"switch {self.name} has no group {group_id}")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _prefix_problem(prefix: str) -> str | None:
+    """Why `prefix` is not a network (None: it is), checked once per prefix: a fabric's
+    switches name the same prefixes over and over."""
+    try:
+        ipaddress.ip_network(prefix, strict=True)
+    except ValueError as e:
+        return str(e)
+    return None

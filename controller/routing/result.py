@@ -8,6 +8,10 @@ group ids stands for the (switches x prefixes) table, which `table()`,
 
 Each leaf also gets a /32 per attached host whose group has that host as its one next
 hop; a leaf has no route for its own subnets (their hosts are the /32s).
+
+The local group ids above are renumbered by every computation. `switch_routes(name,
+ids)` gives ids from a `GroupIds` allocator instead, which keeps a next-hop set's id from
+one computation to the next (group_ids.py): what a controller writes.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 from controller.topology import TopologyError
 
 from .graph import SwitchGraph
+from .group_ids import GroupIds
 
 __all__ = ["NextHops", "RouteSummary", "Routes", "SwitchRoutes"]
 
@@ -35,10 +40,11 @@ class NextHops:
 
 @dataclass(slots=True, frozen=True)
 class SwitchRoutes:
-    """One switch's forwarding state: `routes[prefix]` is an index into `groups`."""
+    """One switch's forwarding state: `routes[prefix]` is a key of `groups` (group id ->
+    next hops)."""
 
     switch: str
-    groups: tuple[NextHops, ...]
+    groups: Mapping[int, NextHops]
     routes: Mapping[str, int]
 
 
@@ -125,7 +131,10 @@ class Routes:
         base = self.fabric_groups(u)
         return [(f"{ip}/32", base + j) for j, (_, ip) in enumerate(self.graph.hosts[u])]
 
-    def switch_routes(self, switch: str) -> SwitchRoutes:
+    def switch_routes(self, switch: str, ids: GroupIds[NextHops] | None = None) -> SwitchRoutes:
+        """`switch`'s routes and groups. Group ids: this computation's local ids, or, with
+        `ids`, the allocator's for the next-hop sets the routes use (assigned in the order
+        of the sets, so the same computations give the same ids)."""
         u = self._index(switch)
         routes: dict[str, int] = {}
         for prefixes, gid in zip(self.graph.prefixes, self.leaf_group_ids(u).tolist(), strict=True):
@@ -133,7 +142,17 @@ class Routes:
                 for p in prefixes:
                     routes[p] = gid
         routes.update(self.host_routes(u))
-        return SwitchRoutes(switch, self.groups_of(u), routes)
+        local = self.groups_of(u)
+        if ids is None:
+            return SwitchRoutes(switch, dict(enumerate(local)), routes)
+        used = sorted(set(routes.values()), key=lambda g: (local[g].neighbours, local[g].weights))
+        stable = ids.assign(switch, (local[g] for g in used))
+        groups = {stable[local[g]]: local[g] for g in used}
+        return SwitchRoutes(
+            switch,
+            dict(sorted(groups.items())),
+            {p: stable[local[g]] for p, g in routes.items()},
+        )
 
     def table(self, switch: str) -> dict[str, NextHops]:
         """prefix -> next hops at `switch`."""

@@ -1,10 +1,21 @@
 """The traffic manager: per-egress-port queues served at a configured rate.
 
-Each port has `priorities` FIFO queues (queue 0 the lowest priority, as BMv2) served in
-strict priority by one server. A queue holds at most `depth` packets (tail drop beyond);
-the server sends one packet every 1/rate seconds (a rate in packets/s, or in bits/s by
-frame length); a port with no rate serves packets the moment they arrive, as an
-unthrottled BMv2 port does, so its queues stay empty.
+Each port has `priorities` FIFO queues (queue 0 the lowest priority, as BMv2). A queue
+holds at most `depth` packets (tail drop beyond). Two ways to serve them
+(`set_queueing`):
+
+- "shared" (the default, a link): one server per port takes the packets in strict
+  priority and spends 1/rate seconds on each (a rate in packets/s, or in bits/s by frame
+  length), the rate of the queue the packet came from, reckoned when it takes the packet:
+  a rate change applies to the packets already queued;
+- "bmv2" (as simple_switch): each (port, priority) queue is a rate limiter of its own; a
+  packet's departure time is fixed when it joins the queue, the queue's previous departure
+  plus the gap at the rate set then (BMv2 QueueingLogicPriRL), and of the packets due the
+  highest priority leaves first. Two priorities of one port at 10 packets/s send 20
+  packets/s between them, and a rate change reaches only the packets queued after it.
+
+A port with no rate serves packets the moment they arrive, as an unthrottled BMv2 port
+does, so its queues stay empty.
 
 Time is in the switch clock's ticks: microseconds, or nanoseconds on an external
 simulator clock (`ticks_per_second`). Queue metadata follow BMv2 `simple_switch`:
@@ -33,6 +44,7 @@ class Queued:
     length: int
     enq_qdepth: int
     ingress: int = -1
+    depart: float = 0.0  # the earliest time it may leave: enq_t, or its "bmv2" departure
 
 
 @dataclass(slots=True)
@@ -58,9 +70,15 @@ class PortQueues:
     drops: int = 0
     paused: int = 0  # bit p set: priority p is paused (PFC)
     peak: int = 0  # the longest any of its queues has been (packets)
+    # "bmv2" queueing, per priority: the departure time of the last packet queued, and
+    # its length (the gap after it at the rate in force when the next one comes)
+    last_depart: list[float] = field(default_factory=list)
+    last_length: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.queues = [deque() for _ in self.configs]
+        self.last_depart = [float("-inf")] * len(self.configs)  # none yet: no gap to keep
+        self.last_length = [0] * len(self.configs)
 
     def head_time(self) -> float | None:
         """When the server takes the next packet (None: nothing queued or all paused)."""
@@ -68,7 +86,7 @@ class PortQueues:
         first = None
         for i, q in enumerate(self.queues):
             if q and not paused >> i & 1:
-                t = q[0].enq_t
+                t = q[0].depart
                 if first is None or t < first:
                     first = t
         if first is None:
@@ -111,9 +129,14 @@ class TrafficManager:
         self._next_port = -1  # the port of _next (the lowest of equal times)
         self._dirty = False
         self.default_depth = default_depth
+        # what a port not configured on its own gets, per priority: set_depth / set_rate
+        # with no port (and a priority, or all of them)
+        self._default_depths = [default_depth] * priorities
+        self._default_rates: list[tuple[float | None, float | None]] = [(None, None)] * priorities
         self.ports: dict[int, PortQueues] = {}
         self._seq = 0
         self.configured = False  # no depth or rate set yet: every port serves at once
+        self.bmv2_queueing = False  # set_queueing("bmv2"): a rate limiter per queue
         # ports whose packets go through the queues: those with a rate, or all ports once
         # a default rate or depth is set (an unthrottled, empty port serves at once)
         self.shaped: _Shaped = _Shaped()
@@ -121,21 +144,39 @@ class TrafficManager:
     def port(self, port: int) -> PortQueues:
         pq = self.ports.get(port)
         if pq is None:
-            pq = PortQueues([QueueConfig(self.default_depth) for _ in range(self.priorities)])
-            if self._default_rate != (None, None):
-                for cfg in pq.configs:
-                    cfg.rate_pps, cfg.rate_bps = self._default_rate
+            pq = PortQueues(
+                [
+                    QueueConfig(depth, pps, bps)
+                    for depth, (pps, bps) in zip(
+                        self._default_depths, self._default_rates, strict=True
+                    )
+                ]
+            )
             self.ports[port] = pq
         return pq
 
     # ------------------------------------------------------------ configuration
+    def set_queueing(self, mode: str) -> None:
+        """ "shared" or "bmv2" (see the module docstring); before any packet is queued."""
+        if mode not in ("shared", "bmv2"):
+            raise ValueError(f"queueing {mode!r}: shared or bmv2")
+        if any(any(pq.queues) for pq in self.ports.values()):
+            raise ValueError("queueing is chosen before packets are queued")
+        self.bmv2_queueing = mode == "bmv2"
+
     def set_depth(self, depth: int, port: int | None = None, priority: int | None = None) -> None:
-        """Queue depth in packets, for one port (all ports when None) and priority."""
+        """Queue depth in packets, for one port (all ports when None, and the ports that
+        come later) and one priority (all when None). Packets already queued beyond a
+        smaller depth stay; new ones are dropped until the queue is below it."""
         if depth < 1:
             raise ValueError("queue depth must be at least 1 packet")
+        configs = self._configs(port, priority)
         if port is None:
-            self.default_depth = depth
-        for cfg in self._configs(port, priority):
+            for p in self._priorities(priority):
+                self._default_depths[p] = depth
+            if priority is None:
+                self.default_depth = depth
+        for cfg in configs:
             cfg.depth = depth
         self._reshape()
 
@@ -146,27 +187,38 @@ class TrafficManager:
         bps: float | None = None,
         priority: int | None = None,
     ) -> None:
-        """Service rate in packets/s or bits/s (None for both: unthrottled)."""
+        """Service rate in packets/s or bits/s (None for both: unthrottled) of one port
+        (all ports when None, and the ports that come later) and one priority (all when
+        None). "shared" queueing: the time the port's server spends on each packet it
+        takes from that queue, reckoned when it takes it, so a new rate applies to the
+        packets already queued (not to one being sent); "bmv2": the gap between the
+        departures the queue gives the packets that join it from now on."""
         if (pps is not None and pps <= 0) or (bps is not None and bps <= 0):
             raise ValueError("queue rates must be positive")
-        for cfg in self._configs(port, priority):
-            cfg.rate_pps, cfg.rate_bps = pps, bps
+        configs = self._configs(port, priority)
         if port is None:
-            self._default_rate = (pps, bps)
+            for p in self._priorities(priority):
+                self._default_rates[p] = (pps, bps)
+        for cfg in configs:
+            cfg.rate_pps, cfg.rate_bps = pps, bps
         self._reshape()
 
     def _reshape(self) -> None:
         self.configured = True
-        self.shaped.all = self._default_rate != (None, None)
+        self.shaped.all = any(r != (None, None) for r in self._default_rates)
         self.shaped.ports = {
             p for p, pq in self.ports.items() if any(c.rate_pps or c.rate_bps for c in pq.configs)
         }
 
-    _default_rate: tuple[float | None, float | None] = (None, None)
+    def _priorities(self, priority: int | None) -> range:
+        if priority is None:
+            return range(self.priorities)
+        if not 0 <= priority < self.priorities:
+            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        return range(priority, priority + 1)
 
     def _configs(self, port: int | None, priority: int | None) -> list[QueueConfig]:
-        if priority is not None and not 0 <= priority < self.priorities:
-            raise ValueError(f"priority {priority} out of range (0..{self.priorities - 1})")
+        self._priorities(priority)  # checks it
         ports = [self.port(port)] if port is not None else list(self.ports.values())
         out = []
         for pq in ports:
@@ -194,7 +246,16 @@ class TrafficManager:
             pq.drops += 1
             return None
         self._seq += 1
-        entry = Queued(now, self._seq, item, length, n, ingress)
+        depart: float = now
+        if self.bmv2_queueing:  # departure fixed now: the last one's plus the gap
+            last = pq.last_depart[priority] + pq.configs[priority].service_time(
+                pq.last_length[priority], self.ticks_per_second
+            )
+            if last > depart:
+                depart = last
+            pq.last_depart[priority] = depart
+            pq.last_length[priority] = length
+        entry = Queued(now, self._seq, item, length, n, ingress, depart)
         q.append(entry)
         if not n:  # the queue was empty: the port's head time may be earlier now
             self._update(port, pq)
@@ -223,11 +284,20 @@ class TrafficManager:
             or pq.paused >> priority & 1
         ):
             return False
+        if self.bmv2_queueing:
+            due = pq.last_depart[priority] + pq.configs[priority].service_time(
+                pq.last_length[priority], self.ticks_per_second
+            )
+            if due > now:  # its queue's limiter holds it back
+                return False
         t = self.next_time() if self._dirty else self._next  # no call while nothing moved
         if t is not None and t <= now:
             return False
-        # the server is free (tested above): the packet leaves now, busy for its service
-        pq.busy_until = now + pq.configs[priority].service_time(length, self.ticks_per_second)
+        if self.bmv2_queueing:
+            pq.last_depart[priority] = now
+            pq.last_length[priority] = length
+        else:  # the server is free (tested above): the packet leaves now, busy for it
+            pq.busy_until = now + pq.configs[priority].service_time(length, self.ticks_per_second)
         self._seq += 1
         if not pq.peak:
             pq.peak = 1
@@ -255,14 +325,14 @@ class TrafficManager:
         if self.priorities == 1:  # one queue: its head, once the server is free
             q = pq.queues[0]
             if q and not pq.paused:
-                head = q[0].enq_t
+                head = q[0].depart
                 t = head if head > pq.busy_until else pq.busy_until
         elif pq.paused:
             t = pq.head_time()
         else:  # PortQueues.head_time with no queue paused, written out (twice per packet)
             for q in pq.queues:
                 if q:
-                    head = q[0].enq_t
+                    head = q[0].depart
                     if t is None or head < t:
                         t = head
             if t is not None and not t > pq.busy_until:
@@ -292,17 +362,18 @@ class TrafficManager:
         # strict priority among the packets that have arrived by t
         for prio in self._by_priority:
             q = queues[prio]
-            if q and q[0].enq_t <= t and not paused >> prio & 1:
+            if q and q[0].depart <= t and not paused >> prio & 1:
                 entry = q.popleft()
-                # QueueConfig.service_time, written out (once per packet)
-                cfg = pq.configs[prio]
-                if cfg.rate_bps:
-                    service = entry.length * 8 * self.ticks_per_second / cfg.rate_bps
-                elif cfg.rate_pps:
-                    service = self.ticks_per_second / cfg.rate_pps
-                else:
-                    service = 0.0
-                pq.busy_until = t + service
+                if not self.bmv2_queueing:
+                    # QueueConfig.service_time, written out (once per packet)
+                    cfg = pq.configs[prio]
+                    if cfg.rate_bps:
+                        service = entry.length * 8 * self.ticks_per_second / cfg.rate_bps
+                    elif cfg.rate_pps:
+                        service = self.ticks_per_second / cfg.rate_pps
+                    else:
+                        service = 0.0
+                    pq.busy_until = t + service
                 if entry.ingress >= 0:
                     self.ingress_occupancy[(entry.ingress, prio)] -= 1
                 self._update(port, pq)

@@ -223,3 +223,50 @@ def test_punted_arp_teaches_hosts(fabric: FabricSessions, local_switches, fabric
         "10.2.0.10": ("s1", 4, "moved", "h2"),
         "10.99.0.1": ("s2", 2, "unknown", None),
     }
+
+
+def test_update_writes_the_difference_without_reading_back(
+    fabric: FabricSessions, local_switches, fabric_pipeline
+) -> None:
+    schema = P4Schema(fabric_pipeline.p4info)
+    s1 = local_switches[0]
+    base = desired_for(schema, 1, routes=4)
+    # never synced: update reads the switch back (a full sync)
+    r = fabric.update_all({"s1": base})["s1"]
+    assert r.pipeline_pushed and r.inserted == len(base)
+    changed = desired_for(schema, 1, routes=5, mode="use_spray_random")
+    r = fabric.update_all({"s1": changed})["s1"]
+    assert (r.inserted, r.modified, r.deleted, r.read) == (1, 2, 0, 0)
+    assert read_state(s1.target.address, 1, schema) == canonical(changed)
+    # the same entry objects, in another order, minus one route, plus an equal copy of
+    # another and one new route
+    copy = codec.table_entry(schema, "my_station", {"eth_dst": "00:00:00:00:aa:01"}, "set_routable")
+    new_route = codec.table_entry(
+        schema, "routing_v4", {"ipv4_dst": "10.9.0.0/16"}, "set_next_hop_group", {"group_id": 2}
+    )
+    assert copy == changed[0] and copy is not changed[0]
+    changed = [new_route, *reversed(changed[1:-1]), copy]
+    r = fabric.update_all({"s1": changed})["s1"]
+    assert (r.inserted, r.modified, r.deleted, r.read) == (1, 0, 1, 0)
+    assert read_state(s1.target.address, 1, schema) == canonical(changed)
+
+    # an entry deleted behind the controller's back: the incremental MODIFY of it fails,
+    # and update falls back to reading the switch and writing what it lacks
+    grp = next(e for e in changed if getattr(e, "table", "").endswith("next_hop_group"))
+    with P4RuntimeSession(s1.target.address, 1, election_id=100) as other:
+        other.use_p4info(schema.p4info)
+        other.delete(*[e for e in changed if getattr(e, "table", "").endswith("routing_v4")])
+        other.delete(grp)
+    fabric["s1"].connect()  # primary again once the other client left
+    r = fabric.update_all({"s1": base})["s1"]
+    assert r.read > 0  # it was read back
+    assert read_state(s1.target.address, 1, schema) == canonical(base)
+
+    # a restarted switch: the new session forgets what was written, update syncs in full
+    s1.restart()
+    deadline = time.monotonic() + 10
+    while fabric["s1"].connected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    r = fabric.update_all({"s1": changed})["s1"]
+    assert r.pipeline_pushed and r.inserted == len(changed)
+    assert read_state(s1.target.address, 1, schema) == canonical(changed)
