@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "ACK_LEN",
@@ -90,6 +90,7 @@ class FlowFrames:
     ack_prefix: bytes
     data_qp: int
     ack_qp: int
+    grown: dict[int, bytes] = field(default_factory=dict)  # ACK prefixes for longer ACKs
 
     @classmethod
     def build(
@@ -108,8 +109,10 @@ class FlowFrames:
         ack_qp: int,
         dscp: int,
         ctrl_dscp: int | None = None,
+        ack_sport: int | None = None,
     ) -> FlowFrames:
-        """`ctrl_dscp`: the class of ACKs, NACKs, pulls and CNPs (default: the data's)."""
+        """`ctrl_dscp`: the class of ACKs, NACKs, pulls and CNPs (default: the data's);
+        `ack_sport`: their UDP source port (default: the data's, `sport`)."""
         return cls(
             _prefix(src_mac, src_gw, src_ip, dst_ip, sport, payload + ICRC, dscp),
             _prefix(src_mac, src_gw, src_ip, dst_ip, sport, last_payload + ICRC, dscp),
@@ -120,7 +123,7 @@ class FlowFrames:
                 dst_gw,
                 dst_ip,
                 src_ip,
-                sport,
+                sport if ack_sport is None else ack_sport,
                 4 + ICRC,
                 dscp if ctrl_dscp is None else ctrl_dscp,
             ),
@@ -134,17 +137,33 @@ class FlowFrames:
             return self.data_last + bth + self.last_payload
         return self.data_full + bth + self.payload
 
-    def ack(self, cum: int, psn: int, nak: bool, ece: bool) -> bytes:
+    def ack(self, cum: int, psn: int, nak: bool, ece: bool, echo: bytes = b"") -> bytes:
         """An ACK (or NAK) carrying the cumulative PSN in the BTH and `psn` in the AETH;
-        BECN set echoes a CE mark (the DCTCP-style echo)."""
+        BECN set echoes a CE mark (the DCTCP-style echo). `echo` (INT records the
+        receiver copies back, `fabricsim.int_echo`) goes after the AETH."""
         qp = self.ack_qp | (0x40000000 if ece else 0)
         syndrome = AETH_NAK if nak else AETH_ACK
+        prefix = self.ack_prefix
+        if echo:
+            prefix = self.grown.get(len(echo)) or self._grow(len(echo))
         return (
-            self.ack_prefix
+            prefix
             + _BTH.pack(OP_ACK, 0, 0xFFFF, qp, cum & 0xFFFFFF)
             + _AETH.pack(syndrome << 24 | (psn & 0xFFFFFF))
+            + echo
             + b"\0\0\0\0"
         )
+
+    def _grow(self, extra: int) -> bytes:
+        """The ACK prefix with IPv4 and UDP lengths `extra` bytes longer (checksum redone)."""
+        p = bytearray(self.ack_prefix)
+        ip_len, udp_len = struct.unpack_from("!H", p, 16)[0], struct.unpack_from("!H", p, 38)[0]
+        struct.pack_into("!H", p, 16, ip_len + extra)
+        struct.pack_into("!H", p, 24, 0)
+        struct.pack_into("!H", p, 24, ip_checksum(bytes(p[14:34])))
+        struct.pack_into("!H", p, 38, udp_len + extra)
+        self.grown[extra] = out = bytes(p)
+        return out
 
     def pull(self, cum: int, pull_no: int) -> bytes:
         """A PULL: the receiver grants the sender its `pull_no`-th packet beyond the first

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import EventLoop
-from .frames import AETH_NAK, AETH_PULL, OP_ACK, OP_CNP, OP_DATA, OP_PROBE
+from .frames import ACK_LEN, AETH_NAK, AETH_PULL, OP_ACK, OP_CNP, OP_DATA, OP_PROBE
+from .int_echo import decode_hops
 from .links import Wire
 from .receivers import Receiver
 from .sender import Sender
@@ -129,6 +130,9 @@ class HostNode:
             sack = int.from_bytes(data[55:58], "big")
             if data[54] == AETH_PULL:
                 s.on_pull(cum, sack, now)
+            elif len(data) > ACK_LEN:  # INT records echoed (fabricsim.int_echo)
+                hops = decode_hops(data[58:-4])
+                s.on_ack(cum, sack, data[54] == AETH_NAK, bool(data[46] & 0x40), now, hops)
             else:
                 s.on_ack(cum, sack, data[54] == AETH_NAK, bool(data[46] & 0x40), now)
             if s.done:

@@ -18,7 +18,8 @@ had: a spurious retransmission).
 Transport hooks: for a receiver-driven transport (`pulls`) each arrival, data or trimmed
 header, earns the flow one pull while it is incomplete (the host paces them); as a DCQCN
 notification point (`np_interval_ns`) a CE-marked packet makes a CNP, at most one per
-flow per interval.
+flow per interval; for a transport that reads INT, the records `fabricsim.int_echo` files
+under a PSN (`echo`) go into the ACK of the packet that carried them.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Receiver:
         "trimmed",
         "window",
         "cnps_sent",
+        "echo",
     )
 
     def __init__(
@@ -104,6 +106,7 @@ class Receiver:
         self.np_interval_ns = np_interval_ns
         self.last_cnp: int | None = None
         self.cnps_sent = 0
+        self.echo: dict[int, bytes] = {}  # PSN -> INT records for its ACK (int_echo)
 
     @property
     def in_order(self) -> bool:
@@ -126,6 +129,7 @@ class Receiver:
         else:
             self.max_psn = psn
         frames = self.frames
+        echo = self.echo.pop(psn, b"") if self.echo else b""
         if trimmed:
             self.trimmed += 1
             if self.in_order:
@@ -142,7 +146,7 @@ class Receiver:
                 self.got_count += 1
                 if self.expected >= self.npkts:
                     self.complete = True
-                out.append(frames.ack(self.expected, psn, False, ce))
+                out.append(frames.ack(self.expected, psn, False, ce, echo))
             elif psn < self.expected:
                 self.duplicates += 1
                 out.append(frames.ack(self.expected, psn, False, ce))
@@ -168,7 +172,7 @@ class Receiver:
                 self.held += 1
             if self.got_count >= self.npkts:
                 self.complete = True
-            out.append(frames.ack(self.expected, psn, False, ce))
+            out.append(frames.ack(self.expected, psn, False, ce, echo))
         occ = self.occupancy
         occ[self.held] = occ.get(self.held, 0) + 1
         return out

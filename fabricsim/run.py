@@ -21,11 +21,13 @@ from softswitch.codegen.program import CompiledProgram
 from .collective import COLLECTIVES, int_mtu, job_record
 from .faults import Fault, apply_fault
 from .frames import DATA_HEADER_LEN, FlowFrames
+from .int_echo import INT_INSTRUCTIONS as ECHO_INSTRUCTIONS
+from .int_echo import IntEcho
 from .network import NetParams, Network
 from .receivers import ALIASES as RECEIVER_ALIASES
 from .receivers import RECEIVERS, Receiver
 from .sender import NicParams, Sender
-from .transports import TRANSPORTS, PathInfo, make_transport, transport_params
+from .transports import TRANSPORTS, PathInfo, make_transport, reads_int, transport_params
 from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
@@ -39,6 +41,9 @@ COLLECTOR_MAC = "02:00:00:ff:ff:01"
 PAYLOAD = MTU - DATA_HEADER_LEN - 4  # 1442: the payload of a 1500-byte frame
 FRAME_OVERHEAD = DATA_HEADER_LEN + 4  # headers and ICRC around a data packet's payload
 DATA_DSCP = 26
+DATA_SPORT = 0xC000  # data packets' UDP source ports: 0xC000 | 14 bits of flow entropy
+ACK_SPORT_FLIP = 0x4000  # an INT-reading run's ACKs: the same ports less this bit
+INT_MTU = 9000  # the fabric's MTU (INT only) when every data packet carries INT
 
 
 @dataclass(slots=True, frozen=True)
@@ -68,7 +73,10 @@ class SimConfig:
     storm: tuple[str, int] | None = None  # (host, from_ns): a stuck receiver
     time_limit_ns: int = 20_000_000
     drain: bool = False  # after the last flow, run until nothing is in flight
-    int_telemetry: bool = True  # INT-MD on the flows of each leaf's first host
+    # INT-MD on the flows of each leaf's first host; with a transport that reads INT
+    # (HPCC) on every flow, echoed to its sender (fabricsim.int_echo). False: no INT (HPCC
+    # then never hears from the hops: its window stays where it starts)
+    int_telemetry: bool = True
     sample_ns: int = 1_000
     faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
     probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
@@ -133,7 +141,18 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     )
 
     int_md = None
-    if cfg.int_telemetry:
+    mtu = MTU
+    if cfg.int_telemetry and reads_int(cfg.transport):
+        # every data flow (their UDP source ports are 0xC000 and up; the ACKs' 0x8000 to
+        # 0xBFFF are not watched); the fabric's MTU leaves room for INT on full frames
+        # (IPv4, UDP, BTH, payload, ICRC; shim and INT-MD header; 8 hops of 28 bytes)
+        mtu = max(INT_MTU, 44 + cfg.pmtu + 16 + 8 * 28)
+        int_md = IntPolicy(
+            watchlist=(IntWatch(ip_proto=17, l4_sport=DATA_SPORT, l4_sport_mask=0xC000),),
+            instructions=instruction_bitmap(ECHO_INSTRUCTIONS),
+            collector=IntCollector(COLLECTOR_IP, COLLECTOR_MAC),
+        )
+    elif cfg.int_telemetry:
         first: dict[str, Any] = {}  # leaf -> its first host
         for h in topo.hosts:
             first.setdefault(h.switch, h)
@@ -146,6 +165,7 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
         )
     policy = Policy(
         int_md=int_md,
+        mtu=mtu,
         mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
         cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
@@ -156,6 +176,14 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     if cfg.workload in COLLECTIVES:  # every host watched; room for each packet's INT
         policy = replace(policy, mtu=max(policy.mtu, int_mtu(cfg.pmtu)))
     return policy
+
+
+def _keep_and(kept: list[bytes], then: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    def on_report(frame: bytes) -> None:
+        kept.append(frame)
+        then(frame)
+
+    return on_report
 
 
 class _Progress:
@@ -198,8 +226,15 @@ def simulate(
     program = program or fabric_program()
     net = Network(topo, program, cfg.net, cfg.seed)
     control = FabricControl(topo, net.switches, program, policy_for(cfg, topo), COLLECTOR_PORT)
+    echo = None
+    if cfg.int_telemetry and reads_int(cfg.transport):
+        echo = IntEcho.for_topology(topo)
     for node in net.switches.values():
         node.collector_port = COLLECTOR_PORT
+        if echo is not None:
+            node.on_report = echo.on_report
+            if cfg.workload in COLLECTIVES:  # the job record reads the reports as well
+                node.on_report = _keep_and(node.int_reports, echo.on_report)
     control.install()
     if on_network is not None:
         on_network(net)
@@ -217,7 +252,7 @@ def simulate(
         leaf_of=leaf_of,
         rate_bps=cfg.nic.line_rate_bps,
     )
-    run = _Run(net, topo, cfg, flows)
+    run = _Run(net, topo, cfg, flows, echo)
     if cfg.fail_link is not None:
         a, b, at = cfg.fail_link
 
@@ -270,8 +305,16 @@ def simulate(
 class _Run:
     """Flows of one run: starts them (also after the flows they wait for), records ends."""
 
-    def __init__(self, net: Network, topo: Any, cfg: SimConfig, flows: list[Flow]) -> None:
+    def __init__(
+        self,
+        net: Network,
+        topo: Any,
+        cfg: SimConfig,
+        flows: list[Flow],
+        echo: IntEcho | None = None,
+    ) -> None:
         self.net, self.topo, self.cfg, self.flows = net, topo, cfg, flows
+        self.echo = echo
         self.start: dict[int, int] = {}
         self.finish: dict[int, int] = {}
         self.senders: dict[int, Sender] = {}
@@ -342,9 +385,14 @@ class _Run:
         smac, sgw, sip = self.host_info[f.src]
         dmac, dgw, dip = self.host_info[f.dst]
         # the UDP source port is the flow's entropy (RoCEv2 practice), seeded
-        sport = 0xC000 | ((f.fid * 2654435761 + cfg.seed * 40503) & 0x3FFF)
+        sport = DATA_SPORT | ((f.fid * 2654435761 + cfg.seed * 40503) & 0x3FFF)
         path = self.path_info(f.src, f.dst)
-        cc = make_transport(cfg.transport, path, dict(cfg.transport_params))
+        overrides = dict(cfg.transport_params)
+        echo = self.echo
+        if echo is not None and cfg.transport == "hpcc":
+            # fabric.p4's timestamps are whole microseconds (transports/hpcc.py)
+            overrides.setdefault("min_interval_ns", path.base_rtt_ns)
+        cc = make_transport(cfg.transport, path, overrides)
         frames = FlowFrames.build(
             src_mac=smac,
             src_gw=sgw,
@@ -359,6 +407,7 @@ class _Run:
             ack_qp=2 * f.fid,
             dscp=DATA_DSCP,
             ctrl_dscp=cfg.net.trim_dscp if cc.control_in_header_class else None,
+            ack_sport=sport ^ ACK_SPORT_FLIP if echo is not None else None,
         )
         r = Receiver(
             f.fid,
@@ -380,6 +429,8 @@ class _Run:
             init_credits=cc.initial_credits,
         )
         self.senders[f.fid], self.receivers[f.fid] = s, r
+        if echo is not None:
+            echo.watch(sip, dip, sport, r)
         self.start[f.fid] = self.net.loop.now()
         self.net.hosts[f.dst].add_receiver(r)
         self.net.hosts[f.src].start_sender(s)

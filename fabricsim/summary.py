@@ -67,7 +67,11 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()
     }
     uplinks = _uplinks(run)
-    hop_lat, int_reports, bad_reports = _int_hops(net)
+    echo = run.echo
+    if echo is not None:  # the reports went to the senders, not kept
+        hop_lat, int_reports, bad_reports = echo.hop_latency, echo.reports, echo.undecodable
+    else:
+        hop_lat, int_reports, bad_reports = _int_hops(net)
     done = len(run.finish)
     out: dict[str, Any] = {
         "config": {
@@ -138,6 +142,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
         "int_reports": int_reports,
         "int_reports_undecodable": bad_reports,
+        "int_echo": echo.summary() if echo is not None else None,
         "int_hop_latency_ns_p50": percentile(hop_lat, 50),
         "int_hop_latency_ns_p99": percentile(hop_lat, 99),
         "int_hop_latency_ns_max": max(hop_lat, default=0),

@@ -16,6 +16,7 @@ dropped, so the storm stops spreading.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,7 @@ class SwitchNode:
         "collector_port",
         "cpu_packets",
         "int_reports",
+        "on_report",
         "pipeline_runs",
     )
 
@@ -77,6 +79,8 @@ class SwitchNode:
         self.pipeline_runs = 0  # packets that went through the P4 program here
         self.collector_port: int | None = None  # INT reports leave here (not wired)
         self.int_reports: list[bytes] = []
+        # instead of keeping them: a run whose transport reads INT (fabricsim.int_echo)
+        self.on_report: Callable[[bytes], None] | None = None
         sw.count_ingress = pfc.enabled
         sw.set_output(self._send)
 
@@ -121,7 +125,10 @@ class SwitchNode:
         w = self.wires.get(port)
         if w is None:
             if port == self.collector_port:
-                self.int_reports.append(data)
+                if self.on_report is not None:
+                    self.on_report(data)
+                else:
+                    self.int_reports.append(data)
             else:
                 self.cpu_packets += 1
         elif port in self.tripped:

@@ -24,6 +24,7 @@
 #include "include/size.p4"
 #include "include/headers.p4"
 #include "include/queue_state.p4"
+#include "include/tx_bytes.p4"
 #include "include/parser.p4"
 #include "include/checksum.p4"
 #include "include/packet_io_ingress.p4"
@@ -101,6 +102,7 @@ control FabricEgress(inout headers_t hdr,
 #ifdef WITH_INT
     IntEgress() int_egress;
 #endif // WITH_INT
+    TxBytes() tx_bytes;
 
     apply {
         stats.apply(meta, standard_metadata);
@@ -114,6 +116,8 @@ control FabricEgress(inout headers_t hdr,
 #ifdef WITH_INT
         int_egress.apply(hdr, meta, standard_metadata);
 #endif // WITH_INT
+        // last: the packet's bytes as it leaves, after every rewrite above
+        tx_bytes.apply(hdr, standard_metadata);
     }
 }
 

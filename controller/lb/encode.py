@@ -310,7 +310,12 @@ class FabricEncoder:
         for name in ("ip_proto", "l4_sport", "l4_dport"):
             v = getattr(w, name)
             if v is not None:
-                match[name] = Ternary(v, (1 << t.field(name).bitwidth) - 1)
+                full = (1 << t.field(name).bitwidth) - 1
+                mask = full
+                if name == "l4_sport" and w.l4_sport_mask is not None:
+                    mask = w.l4_sport_mask & full
+                if mask:  # a zero mask matches anything: P4Runtime wants it left out
+                    match[name] = Ternary(v, mask)
         return table_entry(
             self.schema,
             "int_watchlist",

@@ -173,7 +173,9 @@ def _net(what: str, v: str | None) -> None:
 @dataclass(slots=True, frozen=True)
 class IntWatch:
     """Flows that get INT at their first switch: prefixes for the addresses, exact values
-    (or None: any) for protocol and ports; a larger `priority` wins on overlap."""
+    (or None: any) for protocol and ports; a larger `priority` wins on overlap.
+    `l4_sport_mask` makes the source port a ternary match (the bits it sets must equal
+    `l4_sport`'s): a range of source ports, as a sender's flows use."""
 
     ip_src: str | None = None  # "10.0.0.0/8", "2001:db8::/32"
     ip_dst: str | None = None
@@ -181,6 +183,7 @@ class IntWatch:
     l4_sport: int | None = None
     l4_dport: int | None = None
     priority: int = 10
+    l4_sport_mask: int | None = None  # None: l4_sport matches exactly
 
     def __post_init__(self) -> None:
         _net("int watchlist ip_src", self.ip_src)
@@ -191,6 +194,12 @@ class IntWatch:
                 _nonneg(f"int watchlist {n}", v)
         if self.priority < 1:
             raise ValueError(f"int watchlist priority: {self.priority} < 1")
+        if self.l4_sport_mask is not None:
+            _nonneg("int watchlist l4_sport_mask", self.l4_sport_mask)
+            if self.l4_sport is None or self.l4_sport & ~self.l4_sport_mask:
+                raise ValueError(
+                    "int watchlist l4_sport_mask: needs an l4_sport whose bits are within it"
+                )
 
 
 @dataclass(slots=True, frozen=True)

@@ -25,6 +25,7 @@ __all__ = [
     "IntHop",
     "PathInfo",
     "make_transport",
+    "reads_int",
     "transport_params",
 ]
 
@@ -66,6 +67,12 @@ def transport_params(name: str, overrides: Mapping[str, float] | None = None) ->
             int(value) if isinstance(default, int) and not isinstance(default, bool) else value
         )
     return cls(**kw)
+
+
+def reads_int(name: str) -> bool:
+    """Whether transport `name` reacts to INT records echoed in ACKs (HPCC)."""
+    entry = TRANSPORTS.get(name)
+    return entry is not None and bool(getattr(entry[0], "reads_int", False))
 
 
 def make_transport(

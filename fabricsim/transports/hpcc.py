@@ -14,13 +14,26 @@ and takes the most utilised hop (u, and tau its time between records). U is an E
     W = Wc + W_AI                otherwise
 
 where Wc (the reference window) is updated to W, and incStage counted, once per RTT
-(the first ACK for data sent after the last update); other ACKs compute W from the
-same Wc. The rate is W/T. Defaults as the paper: eta = 0.95, maxStage = 5, W_init = B·T,
-W_AI = W_init·(1-eta)/N with N = `expected_flows`.
+(the first ACK for a packet sent after the last update, its send time from the ACK's
+RTT sample: counting packets instead would stall behind retransmissions); other ACKs
+compute W from the same Wc. The rate is W/T. Defaults as the paper: eta = 0.95,
+maxStage = 5, W_init = B·T, W_AI = W_init·(1-eta)/N with N = `expected_flows`.
+
+Coarse timestamps. fabric.p4's egress timestamps are v1model's microsecond clock (times
+1000), and at 100 Gb/s a microsecond is eight full packets: consecutive records of a hop
+mostly carry the same timestamp (dt = 0), and a rate over a 1 us difference can be off by
+100%. So the records of one packet stay the reference of every hop until a newer
+packet's are at least `min_interval_ns` later at each hop (0, the paper's rule: the
+previous ACK's records, a hop skipped only if dt is 0); a rate is then measured over that
+interval, off by at most 1 us / interval, and U folds in once per interval rather than
+per ACK. fabricsim sets the interval to the base RTT: U (and so W's multiplicative
+step) follows the hops about one RTT late, with the rate term within 1 us / T of the
+truth.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,10 +48,12 @@ class HpccParams:
     max_stage: int = 5
     expected_flows: int = 16  # N in W_AI = W_init·(1-eta)/N
     w_ai_bytes: float | None = None  # overrides the formula above
+    min_interval_ns: float = 0.0  # records compared at least this far apart (every hop)
 
 
 class Hpcc(Unreactive):
     name = "hpcc"
+    reads_int = True  # fabricsim echoes INT to it (fabricsim.int_echo)
 
     def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
         self.p = p = params or HpccParams()
@@ -55,9 +70,10 @@ class Hpcc(Unreactive):
         self.Wc = self.w_init
         self.U = 1.0
         self.inc_stage = 0
-        self.last: list[IntHop] = []
+        self.min_dt = p.min_interval_ns
+        self.last: list[IntHop] = []  # the reference records, one per hop
         self.sent = 0
-        self.last_update_seq = 0  # packets sent when Wc was last updated
+        self.last_update_ns = -math.inf  # when Wc was last updated
         self.acks = 0
 
     def window(self) -> float:
@@ -77,16 +93,34 @@ class Hpcc(Unreactive):
             return
         if len(self.last) == len(hops):
             u = self.measure(hops)
-            update = self.acks > self.last_update_seq
+            if u is None:
+                return  # no hop's record is far enough from its reference yet
+            # once per RTT: the ACK of a packet sent after the last update (its send time
+            # from the RTT sample; without one, a base RTT ago)
+            sent_at = now - (rtt_ns if rtt_ns is not None else self.T)
+            update = sent_at > self.last_update_ns
             self.W = self.compute_window(u, update)
             if update:
-                self.last_update_seq = self.sent
-        self.last = list(hops)
+                self.last_update_ns = now
+        else:
+            self.last = list(hops)  # the first records (or the path changed)
 
-    def measure(self, hops: Sequence[IntHop]) -> float:
-        """MeasureInflight: fold the most utilised hop into U; returns U."""
-        u, tau = 0.0, 0
-        for new, old in zip(hops, self.last, strict=True):
+    def measure(self, hops: Sequence[IntHop]) -> float | None:
+        """MeasureInflight: fold the most utilised hop into U and return U.
+
+        With `min_interval_ns` 0 (the paper) every ACK's records are compared with the
+        previous ACK's, a hop skipped when its timestamp has not moved. Otherwise the
+        records of one earlier packet are the reference of every hop, kept until each
+        hop's newer record is at least that interval later (None until then): the most
+        utilised hop is picked among all hops over the same interval, never among the
+        few whose records happened to cross a microsecond first."""
+        last = self.last
+        if self.min_dt > 0:
+            for new, old in zip(hops, last, strict=True):
+                if new.ts_ns - old.ts_ns < self.min_dt:
+                    return None
+        u, tau = -1.0, 0
+        for new, old in zip(hops, last, strict=True):
             dt = new.ts_ns - old.ts_ns
             if dt <= 0:
                 continue
@@ -95,8 +129,9 @@ class Hpcc(Unreactive):
             uj = qlen * 8e9 / (new.rate_bps * self.T) + tx_rate / new.rate_bps
             if uj > u:
                 u, tau = uj, dt
+        self.last = list(hops)
         if tau == 0:
-            return self.U
+            return None  # no hop's timestamp moved
         tau = min(tau, self.T)
         self.U = (1 - tau / self.T) * self.U + tau / self.T * u
         return self.U

@@ -32,6 +32,9 @@ typedef bit<8>   drop_reason_t;
 // act on.
 const bit<3> DATA_QUEUE_PRIORITY = 0;
 
+// v1model's drop port: the egress_spec mark_to_drop sets (BMv2's default).
+const port_num_t V1MODEL_DROP_PORT = 511;
+
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_IPV6 = 0x86dd;
 const bit<16> ETHERTYPE_ARP  = 0x0806;

@@ -51,7 +51,7 @@ def hop(switch_id: int, in_port: int, out_port: int, instructions: int = BASIC) 
     """One hop's metadata with the variable fields zero (they are masked)."""
     md = struct.pack("!IHHIIQQ", switch_id, in_port, out_port, 0, 0, 0, 0)
     if instructions == ALL_SUPPORTED:
-        md += struct.pack("!IIII", in_port, out_port, 0xFFFFFFFF, 0)
+        md += struct.pack("!IIII", in_port, out_port, 0, 0)
     return md
 
 
@@ -62,6 +62,7 @@ def hop_mask(mask: Mask, offset: int, instructions: int = BASIC) -> None:
     mask.set_do_not_care((offset + 12) * 8 + 8, 24)  # queue occupancy
     mask.set_do_not_care((offset + 16) * 8, 128)  # ingress and egress timestamps
     if instructions == ALL_SUPPORTED:
+        mask.set_do_not_care((offset + 40) * 8, 32)  # txBytes: what earlier tests sent
         mask.set_do_not_care((offset + 44) * 8 + 8, 24)  # buffer occupancy
 
 
@@ -156,11 +157,22 @@ class SourceAndSinkReportTest(IntTest):
 
 
 class AllInstructionsTest(SourceAndSinkReportTest):
-    """Every supported instruction (bits 0-8): level-2 ports, tx utilisation (all ones:
-    not available) and buffer occupancy follow the basic ones."""
+    """Every supported instruction (bits 0-8): level-2 ports, tx utilisation and buffer
+    occupancy follow the basic ones. The tx utilisation word carries HPCC's txBytes (the
+    bytes the data port had sent before the packet, mod 2^32): two reports of equal
+    packets differ by exactly the frame the host port sent between them."""
 
     def runTest(self) -> None:
         self.check(ALL_SUPPORTED)
+        tx, sent = [], []
+        for _ in range(2):
+            self.send(IN, udp_packet(dport=4444))
+            sent.append(len(self.next_frame(OUT)))
+            rep = self.next_frame(COLLECTOR)
+            at = ETH_IP_UDP + REPORT_HDRS + ETH_IP_UDP + SHIM_MD + 40
+            tx.append(struct.unpack("!I", rep[at : at + 4])[0])
+        self.assertEqual(sent[0], sent[1])
+        self.assertEqual((tx[1] - tx[0]) % (1 << 32), sent[0])
 
 
 class ReportSequenceTest(IntTest):

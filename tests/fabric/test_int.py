@@ -170,8 +170,44 @@ def test_all_supported_instructions(program: CompiledProgram) -> None:
     assert inner[48] & 0x1F == WORDS[ALL_SUPPORTED] and inner[43] == 4 + 3 * 12
     hop3 = inner[58 : 58 + 48]
     assert hop3[32:40] == struct.pack("!II", 1, 2)  # level-2 port ids
-    assert hop3[40:44] == b"\xff\xff\xff\xff"  # tx utilisation: not available
+    assert hop3[40:44] == bytes(4)  # txBytes: the port had sent nothing before
     assert hop3[44:48] == bytes(4)  # buffer id 0, occupancy 0
+
+
+def tx_bytes_of(report: bytes) -> list[int]:
+    """The tx utilization word (txBytes) of each hop of an ALL_SUPPORTED report, path
+    order."""
+    inner = parse_report(report).inner
+    words = [struct.unpack("!I", inner[98 + 48 * i : 102 + 48 * i])[0] for i in range(3)]
+    return words[::-1]
+
+
+def test_tx_bytes_count_what_each_port_sent_before(program: CompiledProgram) -> None:
+    """Each hop stamps the bytes its egress port had sent before the packet: the next
+    packet's record is larger by exactly the frame that port sent, INT included; a
+    packet to another port does not count; the sink's record is its host port's."""
+    switches = chain(program, ins=ALL_SUPPORTED)
+    s1, s2, s3 = switches
+    sent: list[list[int]] = []  # per packet, the frame each switch sent toward h2
+    records = []
+    for i, size in enumerate((0, 100, 700)):
+        data = Frame(sport=i, payload=bytes(size)).bytes()
+        lens = []
+        for sw in (s1, s2):
+            ((port, data),) = sw.send(1, data)
+            lens.append(len(data))
+        out = dict(s3.send(1, data))
+        lens.append(len(out[2]))
+        sent.append(lens)
+        records.append(tx_bytes_of(out[3]))
+        if i == 0:
+            s2.add_route("10.0.9.0/24", 1)  # s2 port 2 also carries an unwatched packet
+            other = s2.send(1, Frame(dst="10.0.9.1", dmac=MACS[2]).bytes())
+            extra = len(other[0][1])
+    assert records[0] == [0, 0, 0]
+    assert records[1] == [sent[0][0], sent[0][1] + extra, sent[0][2]]
+    assert [b - a for a, b in zip(records[1], records[2], strict=True)] == sent[1]
+    assert sent[1][0] > sent[1][2]  # s1 sent INT headers, s3 the stripped packet
 
 
 def test_sequence_numbers_and_unwatched_flows(program: CompiledProgram) -> None:
@@ -182,3 +218,12 @@ def test_sequence_numbers_and_unwatched_flows(program: CompiledProgram) -> None:
     out = through([s1, s2, s3], Frame().bytes())
     assert list(out) == [2]  # no INT, no report
     assert out[2] == route(Frame(), MACS[3], H2, hops=3).bytes()
+
+
+def test_watch_a_source_port_range(program: CompiledProgram) -> None:
+    """A masked source port watches a range: ports 0xC000-0xFFFF get INT, others not."""
+    s1, s2, s3 = chain(program)
+    s1.table("int_watchlist").clear()
+    s1.add_int_watch(IntWatch(ip_proto=17, l4_sport=0xC000, l4_sport_mask=0xC000), 8, BASIC)
+    assert 3 in through([s1, s2, s3], Frame(sport=0xC123).bytes())
+    assert list(through([s1, s2, s3], Frame(sport=0x8123).bytes())) == [2]

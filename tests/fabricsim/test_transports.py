@@ -114,6 +114,37 @@ def test_hpcc_additive_stage_when_under_eta() -> None:
     assert cc.inc_stage == 1
 
 
+def test_hpcc_coarse_timestamps_measure_over_the_minimum_interval() -> None:
+    """Microsecond timestamps (as fabric.p4 stamps them): records closer than
+    `min_interval_ns` to the hop's reference leave U alone and keep the reference, so the
+    rate is measured over the whole interval; an idle hop pulls U down."""
+    cc = Hpcc(PATH, HpccParams(min_interval_ns=5_000))
+    cc.on_ack(0, 1, False, None, [IntHop(0, 0, 0, 100e9)])
+    for t in (0, 1_000, 4_000):  # same microsecond, then too close
+        cc.on_ack(t + 500, 1, False, None, [IntHop(0, t * 100 // 8, t, 100e9)])
+        assert cc.U == 1.0 and cc.w_init == cc.W
+    # 5 us after the reference: half the line rate over those 5 us, no queue
+    cc.on_ack(5_500, 1, False, None, [IntHop(0, 31_250, 5_000, 100e9)])
+    assert pytest.approx(0.5 * 1.0 + 0.5 * 0.5) == cc.U  # tau = 5 us of T = 10 us
+    assert cc.last[0].ts_ns == 5_000
+    # an idle hop 10 us later: u = 0 with full weight
+    cc.on_ack(16_000, 1, False, None, [IntHop(0, 31_250, 15_000, 100e9)])
+    assert cc.U == 0.0
+
+
+def test_hpcc_coarse_timestamps_wait_for_every_hop() -> None:
+    """The busiest hop is chosen among all hops over one interval: a record of the idle
+    first hop that is far enough from its reference does not count while the busy second
+    hop's is not."""
+    cc = Hpcc(PATH, HpccParams(min_interval_ns=5_000))
+    idle, busy = (lambda t: IntHop(0, 0, t, 100e9)), (lambda t, b: IntHop(0, b, t, 100e9))
+    cc.on_ack(0, 1, False, None, [idle(1_000), busy(0, 0)])
+    cc.on_ack(1, 1, False, None, [idle(6_000), busy(4_000, 50_000)])
+    assert cc.U == 1.0 and cc.last[0].ts_ns == 1_000
+    cc.on_ack(2, 1, False, None, [idle(6_000), busy(5_000, 62_500)])  # line rate
+    assert pytest.approx(1.0) == cc.U and cc.last[1].ts_ns == 5_000
+
+
 def test_ndp_is_pull_driven_with_one_and_a_half_bdps_of_credits() -> None:
     cc = Ndp(PATH)
     assert cc.pull_driven and cc.control_in_header_class

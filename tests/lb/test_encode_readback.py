@@ -57,6 +57,7 @@ POLICY = Policy(
         watchlist=(
             IntWatch(ip_dst="10.0.0.0/8", ip_proto=17, l4_dport=4791, priority=20),
             IntWatch(ip_src="2001:db8::/32"),
+            IntWatch(ip_proto=17, l4_sport=0xC000, l4_sport_mask=0xC000, priority=5),
         ),
         max_hops=6,
         collector=IntCollector("10.0.100.1", "00:00:00:00:64:01", switch="leaf1", port=2),

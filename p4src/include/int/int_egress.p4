@@ -16,7 +16,9 @@
 // The UDP checksum is never touched: INT changes nothing that the sink does
 // not restore, so it is valid again when the packet leaves the INT domain.
 // Timestamps and latencies are in nanoseconds (v1model clocks are in
-// microseconds, scaled by 1000).
+// microseconds, scaled by 1000: a whole number of microseconds).
+// The tx utilization word carries HPCC's txBytes instead: the bytes the egress
+// port had transmitted before this packet, modulo 2^32 (tx_bytes.p4).
 
 #ifndef __FABRIC_INT_EGRESS__
 #define __FABRIC_INT_EGRESS__
@@ -251,9 +253,13 @@ control IntEgress(inout headers_t hdr,
                         hdr.int_l2_port_ids.egress_port = (bit<32>)meta.int_egress_port;
                     }
                     if (ins[8:8] == 1) {
-                        // not available on v1model: all ones, as the spec asks
+                        // HPCC's txBytes, not a utilisation (tx_bytes.p4): the bytes
+                        // the data port had sent before this packet, mod 2^32 (the
+                        // report clone reads the data port's count too)
+                        bit<32> sent;
+                        port_tx_bytes.read(sent, (bit<32>)meta.int_egress_port);
                         hdr.int_egress_tx_util.setValid();
-                        hdr.int_egress_tx_util.tx_util = 0xFFFFFFFF;
+                        hdr.int_egress_tx_util.tx_util = sent;
                     }
                     if (ins[7:7] == 1) {
                         hdr.int_buffer.setValid();
