@@ -17,6 +17,7 @@ from fabricsim.experiments import (
     SCENARIOS,
     Scenario,
     get,
+    load_spec,
     permutation,
     reorder_window,
     run_scenario,
@@ -25,12 +26,29 @@ from fabricsim.experiments import (
 
 
 def test_registry_names_and_descriptions() -> None:
-    assert set(SCENARIOS) == {"permutation", "incast", "fct", "pfc-storm", "reorder-window"}
+    assert set(SCENARIOS) == {
+        "permutation",
+        "permutation-k8",
+        "permutation-2plane",
+        "incast",
+        "fct",
+        "pfc-storm",
+        "reorder-window",
+    }
     for scn in SCENARIOS.values():
         assert scn.published and scn.headline
-        assert (Path(__file__).resolve().parents[2] / "topologies" / scn.topology).is_file()
-    with pytest.raises(ValueError, match="permutation, incast"):
+        assert load_spec(scn.topology).hosts  # a file or a generator spec that builds
+    with pytest.raises(ValueError, match="permutation, permutation-k8"):
         get("nope")
+
+
+def test_big_scenarios_topologies() -> None:
+    k8 = load_spec(get("permutation-k8").topology)
+    assert (len(k8.hosts), len(k8.switches)) == (128, 80)
+    two = load_spec(get("permutation-2plane").topology)
+    servers = two.servers()
+    assert len(two.planes) == 2 and len(servers) == 64 and len(two.hosts) == 128
+    assert all(sorted(h.plane for h in nics) == [0, 1] for nics in servers.values())
 
 
 def test_spread_by_hand() -> None:
