@@ -77,6 +77,11 @@ def format_result(res: dict[str, Any]) -> str:
             f"  {res['packet_hops']} packet-hops, {res['packet_hops_per_s']:,} packet-hops/s in "
             f"the event loop, {res['wall_s']} s wall ({where})"
         )
+        if "runs_cpu_s" in res:
+            lines.append(
+                f"  CPU: {res['runs_cpu_s']} s over the runs, "
+                f"{res['packet_hops_per_cpu_s']:,} packet-hops per CPU-s in the event loop"
+            )
     else:
         lines.append(f"  {res['packet_hops']} packet-hops")
     return "\n".join(lines)

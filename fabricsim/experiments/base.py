@@ -147,11 +147,20 @@ def run_task(task: RunTask) -> dict[str, Any]:
         "figures": {k: round(float(v), 4) for k, v in figures.items()},
         "packet_hops": r["packet_hops"],
         "loop_wall_s": r["loop_wall_s"],
+        "loop_cpu_s": r["loop_cpu_s"],
         "wall_s": r["wall_s"],
+        "cpu_s": r["cpu_s"],
     }
 
 
-TIMING_KEYS = ("loop_wall_s", "packet_hops_per_s", "wall_s", "workers")
+TIMING_KEYS = (
+    "loop_wall_s",
+    "packet_hops_per_s",
+    "packet_hops_per_cpu_s",
+    "runs_cpu_s",
+    "wall_s",
+    "workers",
+)
 
 
 def without_timing(res: dict[str, Any]) -> dict[str, Any]:
@@ -226,11 +235,15 @@ def run_scenario(
         v["spread"] = {k: spread(vals) for k, vals in v["per_seed"].items()}
     hops = sum(r["packet_hops"] for r in got.values())
     loop_s = sum(r["loop_wall_s"] for r in got.values())
+    loop_cpu = sum(r["loop_cpu_s"] for r in got.values())
     out["variants"] = results
     out["runs"] = runs
     out["packet_hops"] = hops
     out["loop_wall_s"] = round(loop_s, 3)
     out["packet_hops_per_s"] = round(hops / loop_s) if loop_s else 0
+    # on a shared machine the CPU figures move less than the wall ones
+    out["packet_hops_per_cpu_s"] = round(hops / loop_cpu) if loop_cpu else 0
+    out["runs_cpu_s"] = round(sum(r["cpu_s"] for r in got.values()), 2)
     out["wall_s"] = round(time.monotonic() - t0, 2)
     out["workers"] = scheduler or processes
     return out
