@@ -54,29 +54,34 @@ def test_process_pool_gives_the_serial_bytes() -> None:
     assert per[0] != per[1]
 
 
-def test_dask_cluster_gives_the_serial_bytes() -> None:
+CLI = ["experiment", "reorder-window", "--quick", "--seeds", "1", "--topo", "leaf-spine:2x1x1"]
+
+
+def test_dask_cluster_gives_the_serial_bytes(tmp_path: Path) -> None:
     distributed = pytest.importorskip(
         "distributed", reason="needs dask distributed (the 'dask' extra)"
     )
     serial = run_scenario(_tiny(), seeds=(1, 2), topology=TOPO, report=lambda _: None)
+    assert main([*CLI, "--no-timing", "--out", str(tmp_path / "serial")]) == 0
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
+        addr = cluster.scheduler_address
         res = run_scenario(
-            _tiny(),
-            seeds=(1, 2),
-            topology=TOPO,
-            scheduler=cluster.scheduler_address,
-            report=lambda _: None,
+            _tiny(), seeds=(1, 2), topology=TOPO, scheduler=addr, report=lambda _: None
         )
+        assert main([*CLI, "--no-timing", "--scheduler", addr, "--out", str(tmp_path / "d")]) == 0
         done = cluster.scheduler.task_prefixes["run_task"].state_counts["memory"]
-    assert done == 4  # the four runs went through the scheduler
+    assert done == 4 + 4  # the tiny scenario's four runs and reorder-window's four
     _check_order(res)
+    assert res["workers"] == addr
     assert _bytes(res) == _bytes(serial)
+    name = "reorder-window.json"
+    assert (tmp_path / "d" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes()
 
 
 def test_cli_no_timing_files_identical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    base = ["experiment", "reorder-window", "--quick", "--seeds", "1", "--topo", "leaf-spine:2x1x1"]
+    base = CLI
     assert main([*base, "--no-timing", "--out", str(tmp_path / "a")]) == 0
     assert main([*base, "--no-timing", "--processes", "2", "--out", str(tmp_path / "b")]) == 0
     a = (tmp_path / "a" / "reorder-window.json").read_bytes()
