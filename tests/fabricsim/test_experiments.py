@@ -113,3 +113,24 @@ def test_reorder_sweep_non_decreasing_and_drops_shrink() -> None:
     drops = [v[k]["per_seed"]["dropped_outside_window"][0] for k in ("window=2", "window=128")]
     assert drops[0] > 0 and drops[1] == 0
     assert v["window=2"]["per_seed"]["occupancy_max"][0] <= 1  # the window bounds what it holds
+
+
+def test_big_permutation_window_ends_at_the_longest_paths(program: Any) -> None:
+    """permutation_big.measure: the window ends at the first completion among inter-pod
+    flows, not at the first completion of all (an intra-pod flow's, on a fat-tree)."""
+    from fabricsim.experiments import permutation_big
+    from fabricsim.network import Network
+    from fabricsim.run import simulate
+
+    topo = load_spec("fat-tree:4")
+    cfg = replace(permutation_big.PERMUTATION_K8.variants(True)["spray/dctcp"], seed=2)
+    nets: list[Network] = []
+    r = simulate(topo, cfg, program=program, on_network=nets.append)
+    m = permutation_big.measure(r, nets[0], cfg)
+    pod = {h.name: h.switch.split("-")[0] for h in topo.hosts}
+    fcts = [f["fct_us"] for f in r["flows"]]
+    inter = [f["fct_us"] for f in r["flows"] if pod[f["src"]] != pod[f["dst"]]]
+    assert min(fcts) < min(inter)  # this seed has a flow that stays in its pod
+    t1 = min(inter)
+    assert m["window_us"] == pytest.approx(t1 - min(15.0, t1 / 2), abs=0.002)
+    assert 0 < m["longest_path_pct"] <= 101 and 0 < m["steady_pct"] <= 101
