@@ -84,6 +84,7 @@ PERMUTATION_K8 = replace(
     workload="a random derangement of the 128 hosts, one flow each (150 kB; --quick 30 kB), "
     "all starting at t=0; 1 ms time limit",
     measure=measure,
+    headline="longest_path_pct",
     metric="steady_pct: per receiver, bytes on its host link from 15 us to the first "
     "completion among the flows on the longest (inter-pod) paths, over the link's capacity, "
     "mean over receivers; longest_path_pct: the same over the inter-pod receivers only; "
@@ -114,6 +115,7 @@ PERMUTATION_2PLANE = replace(
     "is split into one subflow per plane (NIC of plane p to the destination's NIC of plane "
     "p); 128 subflows, all starting at t=0; 1 ms time limit",
     measure=measure,
+    headline="longest_path_pct",
     metric="steady_pct: per NIC, bytes on its host link from 15 us to the first completion "
     "among the subflows between leaves, over the link's capacity, mean over NICs; "
     "longest_path_pct: the receivers of subflows between leaves only; first_end_pct: "
