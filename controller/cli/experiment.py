@@ -92,7 +92,7 @@ def _experiment(args: argparse.Namespace) -> int:
 
     if args.list:
         for name, scn in SCENARIOS.items():
-            print(f"{name:<16} {scn.figure}")
+            print(f"{name:<20} {scn.figure}")
         return 0
     if not args.name:
         raise CliError(f"experiment: give a NAME, one of {', '.join(SCENARIOS)} (or --list)")
