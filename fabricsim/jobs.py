@@ -10,11 +10,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .run import SimConfig, fabric_program, simulate
 
-__all__ = ["Job", "run_jobs"]
+__all__ = ["Job", "distribute", "run_jobs"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(slots=True, frozen=True)
@@ -29,6 +32,51 @@ def run_job(job: Job) -> tuple[tuple[str, ...], dict[str, Any]]:
 
     topo = load_topology(Path(job.topology))
     return job.key, simulate(topo, job.config)
+
+
+def _indexed(arg: tuple[Callable[[Any], Any], int, Any]) -> tuple[int, Any]:
+    fn, i, item = arg
+    return i, fn(item)
+
+
+def distribute(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    done: Callable[[int, R], None],
+    *,
+    processes: int = 1,
+    scheduler: str | None = None,
+    connect_timeout: float = 10.0,
+) -> None:
+    """fn(item) for every item; `done(index, result)` as each finishes (in any order). With
+    `scheduler` (a Dask scheduler address, `tcp://HOST:8786`, or a LocalCluster's) on that
+    cluster's workers (RuntimeError if dask is missing or the scheduler does not answer
+    within `connect_timeout` s); else on a forked pool of `processes` (serially for one).
+    `fn` and the items must pickle (module-level functions, dataclasses)."""
+    if scheduler is not None:
+        try:
+            from dask.distributed import Client, as_completed
+        except ImportError as e:
+            raise RuntimeError("--scheduler needs dask: pip install 'sprayfabric[dask]'") from e
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except OSError as e:
+            raise RuntimeError(f"Dask scheduler {scheduler}: {e}") from None
+        with client:
+            futures = client.map(fn, list(items), pure=False)
+            index = {fut.key: i for i, fut in enumerate(futures)}
+            for fut in as_completed(futures):
+                done(index[fut.key], fut.result())
+        return
+    if processes <= 1 or len(items) <= 1:
+        for i, item in enumerate(items):
+            done(i, fn(item))
+        return
+    fabric_program()  # compiled once, inherited by the forked workers
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(min(processes, len(items))) as pool:
+        for i, res in pool.imap_unordered(_indexed, [(fn, i, it) for i, it in enumerate(items)]):
+            done(i, res)
 
 
 def run_jobs(
@@ -46,33 +94,19 @@ def run_jobs(
     t0 = time.monotonic()
     out: dict[tuple[str, ...], dict[str, Any]] = {}
 
-    def done(key: tuple[str, ...], res: dict[str, Any]) -> None:
+    def done(_: int, kr: tuple[tuple[str, ...], dict[str, Any]]) -> None:
+        key, res = kr
         out[key] = res
         say(
             f"[{len(out)}/{len(jobs)}] {'/'.join(key)}: {res['wall_s']:.1f} s ({time.monotonic() - t0:.0f} s elapsed)"
         )
 
-    if scheduler is not None:
-        try:
-            from dask.distributed import Client, as_completed
-        except ImportError as e:
-            raise RuntimeError("--scheduler needs dask: pip install 'sprayfabric[dask]'") from e
-        try:
-            client = Client(scheduler, timeout=connect_timeout)
-        except OSError as e:
-            raise RuntimeError(f"Dask scheduler {scheduler}: {e}") from None
-        with client:
-            futures = client.map(run_job, list(jobs), pure=False)
-            for fut in as_completed(futures):
-                done(*fut.result())
-        return out
-    if processes <= 1 or len(jobs) == 1:
-        for job in jobs:
-            done(*run_job(job))
-        return out
-    fabric_program()  # compiled once, inherited by the forked workers
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(processes) as pool:
-        for key, res in pool.imap_unordered(run_job, jobs):
-            done(key, res)
+    distribute(
+        run_job,
+        jobs,
+        done,
+        processes=processes,
+        scheduler=scheduler,
+        connect_timeout=connect_timeout,
+    )
     return out

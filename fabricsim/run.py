@@ -251,7 +251,9 @@ def simulate(
         fan_in=cfg.fan_in,
         leaf_of=leaf_of,
         rate_bps=cfg.nic.line_rate_bps,
+        servers=_servers(topo),
     )
+    _same_plane(topo, cfg.workload, flows)
     run = _Run(net, topo, cfg, flows, echo)
     if cfg.fail_link is not None:
         a, b, at = cfg.fail_link
@@ -300,6 +302,28 @@ def simulate(
         result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}
     return result
+
+
+def _servers(topo: Any) -> dict[str, list[str]] | None:
+    """Multi-plane fabrics: server -> its NICs in plane order (the permutation workload
+    stripes each server's flow over them); None on a single plane."""
+    if len(topo.planes) < 2:
+        return None
+    return {
+        server: [h.name for h in sorted(nics, key=lambda h: h.plane)]
+        for server, nics in topo.servers().items()
+    }
+
+
+def _same_plane(topo: Any, workload: str, flows: list[Flow]) -> None:
+    """Planes share no switch: a flow between NICs of different planes could never arrive."""
+    plane = {h.name: h.plane for h in topo.hosts}
+    for f in flows:
+        if plane[f.src] != plane[f.dst]:
+            raise ValueError(
+                f"workload {workload!r} on {topo.name}: flow {f.fid} {f.src} -> {f.dst} crosses "
+                f"planes {plane[f.src]} and {plane[f.dst]} (only `permutation` is plane-aware)"
+            )
 
 
 class _Run:

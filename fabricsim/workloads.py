@@ -1,6 +1,9 @@
 """Workloads: which host sends how many bytes to which, when (all seeded).
 
-- `permutation`: every host sends one flow to another host, a random derangement.
+- `permutation`: every host sends one flow to another host, a random derangement. On a
+  multi-plane fabric (`servers` given) the derangement is of servers, and each server's
+  flow is striped over its NICs: one subflow per plane, NIC of plane p to the
+  destination's NIC of plane p, the bytes split evenly (planes share no switch).
 - `incast`: N senders (default: every host on other leaves, up to 15) to one receiver.
 - `all_to_all`: every host sends size/(n-1) bytes to every other host.
 - `ring_allreduce`: hosts in a ring; 2(n-1) steps, each host sends size/n bytes to its
@@ -13,7 +16,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["SIZE_MIXES", "WORKLOADS", "Flow", "make_workload", "mix_mean", "sample_size"]
@@ -29,12 +32,40 @@ class Flow:
     after: tuple[int, ...] = ()  # flows whose completion starts this one
 
 
-def permutation(hosts: Sequence[str], size: int, rng: random.Random, **_: object) -> list[Flow]:
-    n = len(hosts)
+def _derangement(n: int, rng: random.Random) -> list[int]:
     perm = list(range(n))
     while any(i == p for i, p in enumerate(perm)):
         rng.shuffle(perm)
-    return [Flow(i, hosts[i], hosts[perm[i]], size) for i in range(n)]
+    return perm
+
+
+def permutation(
+    hosts: Sequence[str],
+    size: int,
+    rng: random.Random,
+    servers: Mapping[str, Sequence[str]] | None = None,
+    **_: object,
+) -> list[Flow]:
+    """`servers`: server -> its NICs in plane order (every server with the same number of
+    NICs); None or one NIC each: a derangement of `hosts`."""
+    if servers is None or all(len(nics) == 1 for nics in servers.values()):
+        perm = _derangement(len(hosts), rng)
+        return [Flow(i, hosts[i], hosts[perm[i]], size) for i in range(len(hosts))]
+    names = list(servers)
+    planes = {len(servers[s]) for s in names}
+    if len(planes) != 1:
+        raise ValueError(f"permutation: servers with different numbers of NICs ({sorted(planes)})")
+    (p,) = planes
+    if size < p:
+        raise ValueError(f"permutation: {size} bytes cannot be striped over {p} planes")
+    perm = _derangement(len(names), rng)
+    share = [size // p + (1 if k < size % p else 0) for k in range(p)]
+    flows: list[Flow] = []
+    for i, src in enumerate(names):
+        dst = names[perm[i]]
+        for k in range(p):
+            flows.append(Flow(len(flows), servers[src][k], servers[dst][k], share[k]))
+    return flows
 
 
 def incast(

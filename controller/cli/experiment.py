@@ -27,6 +27,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes (seconds, for tests)")
     p.add_argument("--out", metavar="DIR", help="write NAME.json to DIR")
     p.add_argument("--json", action="store_true", help="print the JSON result instead")
+    p.add_argument(
+        "--topo",
+        metavar="SPEC",
+        help="run on this topology instead of the scenario's: a file under topologies/ or a "
+        "path, fat-tree:K[:planes=P], leaf-spine:LxSxH[:planes=P]",
+    )
+    p.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the (variant, seed) runs on a local pool of N processes (default 1)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="run them on the Dask cluster at ADDR (tcp://HOST:PORT; needs the dask extra)",
+    )
+    p.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave the wall times out of the JSON (then it is the same bytes however the "
+        "runs were distributed)",
+    )
     p.set_defaults(func=_experiment)
 
 
@@ -46,19 +70,29 @@ def format_result(res: dict[str, Any]) -> str:
     lines.append("  published:")
     for p in scn["published"]:
         lines.append(f"    {p['metric']}: {p['value']} ({p['source']})")
-    lines.append(
-        f"  {res['packet_hops']} packet-hops, {res['packet_hops_per_s']:,} packet-hops/s in the "
-        f"event loop, {res['wall_s']} s"
-    )
+    if "wall_s" in res:
+        w = res.get("workers", 1)
+        where = f"on {w}" if isinstance(w, str) else f"{w} process{'es' if w != 1 else ''}"
+        lines.append(
+            f"  {res['packet_hops']} packet-hops, {res['packet_hops_per_s']:,} packet-hops/s in "
+            f"the event loop, {res['wall_s']} s wall ({where})"
+        )
+        if "runs_cpu_s" in res:
+            lines.append(
+                f"  CPU: {res['runs_cpu_s']} s over the runs, "
+                f"{res['packet_hops_per_cpu_s']:,} packet-hops per CPU-s in the event loop"
+            )
+    else:
+        lines.append(f"  {res['packet_hops']} packet-hops")
     return "\n".join(lines)
 
 
 def _experiment(args: argparse.Namespace) -> int:
-    from fabricsim.experiments import SCENARIOS, get, run_scenario
+    from fabricsim.experiments import SCENARIOS, get, load_spec, run_scenario, without_timing
 
     if args.list:
         for name, scn in SCENARIOS.items():
-            print(f"{name:<16} {scn.figure}")
+            print(f"{name:<20} {scn.figure}")
         return 0
     if not args.name:
         raise CliError(f"experiment: give a NAME, one of {', '.join(SCENARIOS)} (or --list)")
@@ -68,13 +102,31 @@ def _experiment(args: argparse.Namespace) -> int:
         raise CliError(str(e)) from None
     if args.seeds < 1:
         raise CliError(f"--seeds {args.seeds}: at least one seed")
-    res = run_scenario(scn, seeds=tuple(range(1, args.seeds + 1)), quick=args.quick)
+    if args.processes < 1:
+        raise CliError(f"--processes {args.processes}: at least one")
+    if args.topo:
+        try:
+            load_spec(args.topo)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    try:
+        res = run_scenario(
+            scn,
+            seeds=tuple(range(1, args.seeds + 1)),
+            quick=args.quick,
+            topology=args.topo,
+            processes=args.processes,
+            scheduler=args.scheduler,
+        )
+    except RuntimeError as e:
+        raise CliError(str(e)) from None
+    saved = without_timing(res) if args.no_timing else res
     if args.out:
         d = Path(args.out)
         d.mkdir(parents=True, exist_ok=True)
-        (d / f"{scn.name}.json").write_text(json.dumps(res, indent=1))
+        (d / f"{scn.name}.json").write_text(json.dumps(saved, indent=1))
     if args.json:
-        json.dump(res, sys.stdout, indent=1)
+        json.dump(saved, sys.stdout, indent=1)
         print()
     else:
         print(format_result(res))

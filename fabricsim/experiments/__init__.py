@@ -7,13 +7,32 @@
 
 from __future__ import annotations
 
-from . import fct, incast, permutation, pfc_storm, reorder_window
-from .base import Published, Scenario, run_scenario, spread
+from . import fct, incast, permutation, permutation_big, pfc_storm, reorder_window
+from .base import Published, Scenario, run_scenario, spread, without_timing
+from .topospec import load_spec
 
-__all__ = ["SCENARIOS", "Published", "Scenario", "get", "run_scenario", "spread"]
+__all__ = [
+    "SCENARIOS",
+    "Published",
+    "Scenario",
+    "get",
+    "load_spec",
+    "run_scenario",
+    "spread",
+    "without_timing",
+]
 
 SCENARIOS: dict[str, Scenario] = {
-    m.SCENARIO.name: m.SCENARIO for m in (permutation, incast, fct, pfc_storm, reorder_window)
+    scn.name: scn
+    for scn in (
+        permutation.SCENARIO,
+        permutation_big.PERMUTATION_K8,
+        permutation_big.PERMUTATION_2PLANE,
+        incast.SCENARIO,
+        fct.SCENARIO,
+        pfc_storm.SCENARIO,
+        reorder_window.SCENARIO,
+    )
 }
 
 

@@ -14,23 +14,25 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from ..network import Network
 from ..run import SimConfig, fabric_program, simulate
 from ..summary import steady_rx_utilisation
+from .topospec import load_spec
 
 __all__ = [
+    "TIMING_KEYS",
     "Published",
+    "RunTask",
     "Scenario",
+    "run_task",
     "run_scenario",
     "spread",
     "steady_rx_utilisation",
+    "without_timing",
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-TOPOLOGIES = ROOT / "topologies"
 
 # two-sided 95% Student's t quantiles by degrees of freedom (1..10); 1.96 beyond
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
@@ -55,7 +57,7 @@ class Scenario:
     paper: str
     figure: str
     published: tuple[Published, ...]
-    topology: str  # file name under topologies/
+    topology: str  # a file name under topologies/ or a generator spec (topospec)
     workload: str  # the workload, as a sentence
     compared: str  # the modes / transports compared
     metric: str  # how the figures are computed
@@ -105,62 +107,126 @@ def spread(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+@dataclass(slots=True, frozen=True)
+class RunTask:
+    """One run of a sweep: a variant's configuration on one seed (picklable, for a pool's
+    or a Dask cluster's workers)."""
+
+    variant: str
+    seed: int
+    topology: str  # a spec for topospec.load_spec
+    config: SimConfig
+    measure: Measure
+
+
+def run_task(task: RunTask) -> dict[str, Any]:
+    """Simulate one run and measure it: its figures (rounded, as the JSON carries them),
+    packet-hops and timings; no Network or per-flow detail travels back."""
+    topo = load_spec(task.topology)
+    nets: list[Network] = []
+    r = simulate(topo, task.config, program=fabric_program(), on_network=nets.append)
+    figures = task.measure(r, nets[0], task.config)
+    return {
+        "figures": {k: round(float(v), 4) for k, v in figures.items()},
+        "packet_hops": r["packet_hops"],
+        "loop_wall_s": r["loop_wall_s"],
+        "loop_cpu_s": r["loop_cpu_s"],
+        "wall_s": r["wall_s"],
+        "cpu_s": r["cpu_s"],
+    }
+
+
+TIMING_KEYS = (
+    "loop_wall_s",
+    "packet_hops_per_s",
+    "packet_hops_per_cpu_s",
+    "runs_cpu_s",
+    "wall_s",
+    "workers",
+)
+
+
+def without_timing(res: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's result without its timings: the same bytes (as JSON) for the same
+    scenario, seeds and sizes, however the runs were distributed."""
+    return {k: v for k, v in res.items() if k not in TIMING_KEYS}
+
+
 def run_scenario(
     scn: Scenario,
     seeds: Sequence[int] = (1, 2, 3),
     quick: bool = False,
     report: Callable[[str], None] | None = None,
+    *,
+    topology: str | None = None,
+    processes: int = 1,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
-    """Every variant of `scn` on every seed: per-seed figures and their spread."""
-    from controller.topology import load_topology
+    """Every variant of `scn` on every seed: per-seed figures and their spread. `topology`
+    replaces the scenario's (a topospec spec). The runs go to a forked pool of `processes`
+    or to the Dask cluster at `scheduler` (fabricsim.jobs.distribute); the result is
+    assembled in variant, then seed order, so only its TIMING_KEYS depend on that."""
+    from ..jobs import distribute
 
     say = report or (lambda line: print(line, file=sys.stderr, flush=True))
-    topo = load_topology(TOPOLOGIES / scn.topology)
-    program = fabric_program()
+    spec = topology or scn.topology
+    load_spec(spec)  # a bad spec fails here, before any worker starts
     variants = scn.variants(quick)
-    total = len(variants) * len(seeds)
+    tasks = [
+        RunTask(label, seed, spec, replace(cfg, seed=seed), scn.measure)
+        for label, cfg in variants.items()
+        for seed in seeds
+    ]
     t0 = time.monotonic()
-    out: dict[str, Any] = {"scenario": scn.describe(), "quick": quick, "seeds": list(seeds)}
+    got: dict[int, dict[str, Any]] = {}
+
+    def done(i: int, res: dict[str, Any]) -> None:
+        got[i] = res
+        t = tasks[i]
+        head = res["figures"].get(scn.headline, float("nan"))
+        say(
+            f"[{len(got)}/{len(tasks)}] {scn.name} {t.variant} seed {t.seed}: "
+            f"{scn.headline}={head:.2f}, {res['wall_s']:.1f} s "
+            f"({time.monotonic() - t0:.0f} s elapsed)"
+        )
+
+    distribute(run_task, tasks, done, processes=processes, scheduler=scheduler)
+    described = scn.describe()
+    described["topology"] = spec
+    out: dict[str, Any] = {"scenario": described, "quick": quick, "seeds": list(seeds)}
     results: dict[str, Any] = {}
     runs: list[dict[str, Any]] = []  # one row per variant x seed, as `compare` reads them
-    hops = 0
-    loop_s = 0.0
-    done = 0
-    for label, cfg in variants.items():
-        per_seed: dict[str, list[float]] = {}
-        for seed in seeds:
-            run_cfg = replace(cfg, seed=seed)
-            nets: list[Network] = []
-            r = simulate(topo, run_cfg, program=program, on_network=nets.append)
-            figures = scn.measure(r, nets[0], run_cfg)
-            row: dict[str, Any] = {"variant": label, "seed": seed}
-            for k, v in figures.items():
-                per_seed.setdefault(k, []).append(round(float(v), 4))
-                row[k] = round(float(v), 4)
-            runs.append(row)
-            hops += r["packet_hops"]
-            loop_s += r["loop_wall_s"]
-            done += 1
-            say(
-                f"[{done}/{total}] {scn.name} {label} seed {seed}: "
-                f"{scn.headline}={figures.get(scn.headline, float('nan')):.2f}, "
-                f"{r['wall_s']:.1f} s ({time.monotonic() - t0:.0f} s elapsed)"
-            )
-        results[label] = {
-            "config": {
-                "mode": cfg.mode,
-                "transport": cfg.transport,
-                "receiver": cfg.receiver,
-                "workload": cfg.workload,
-                "flow_bytes": cfg.flow_bytes,
+    for i, t in enumerate(tasks):
+        figures = got[i]["figures"]
+        runs.append({"variant": t.variant, "seed": t.seed, **figures})
+        v = results.setdefault(
+            t.variant,
+            {
+                "config": {
+                    "mode": t.config.mode,
+                    "transport": t.config.transport,
+                    "receiver": t.config.receiver,
+                    "workload": t.config.workload,
+                    "flow_bytes": t.config.flow_bytes,
+                },
+                "per_seed": {},
             },
-            "per_seed": per_seed,
-            "spread": {k: spread(v) for k, v in per_seed.items()},
-        }
+        )
+        for k, val in figures.items():
+            v["per_seed"].setdefault(k, []).append(val)
+    for v in results.values():
+        v["spread"] = {k: spread(vals) for k, vals in v["per_seed"].items()}
+    hops = sum(r["packet_hops"] for r in got.values())
+    loop_s = sum(r["loop_wall_s"] for r in got.values())
+    loop_cpu = sum(r["loop_cpu_s"] for r in got.values())
     out["variants"] = results
     out["runs"] = runs
     out["packet_hops"] = hops
     out["loop_wall_s"] = round(loop_s, 3)
     out["packet_hops_per_s"] = round(hops / loop_s) if loop_s else 0
+    # on a shared machine the CPU figures move less than the wall ones
+    out["packet_hops_per_cpu_s"] = round(hops / loop_cpu) if loop_cpu else 0
+    out["runs_cpu_s"] = round(sum(r["cpu_s"] for r in got.values()), 2)
     out["wall_s"] = round(time.monotonic() - t0, 2)
+    out["workers"] = scheduler or processes
     return out

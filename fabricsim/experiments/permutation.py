@@ -14,13 +14,20 @@ from .base import Published, Scenario, steady_rx_utilisation
 WARMUP_NS = 15_000  # a few round trips: the first windows and the queues they build
 
 
-def variants(quick: bool) -> dict[str, SimConfig]:
+def sized_variants(
+    quick: bool,
+    full_bytes: int = 1_000_000,
+    quick_bytes: int = 150_000,
+    time_limit_ns: int = 3_000_000,
+) -> dict[str, SimConfig]:
+    """The four variants with flows of `full_bytes` (`quick_bytes` with --quick); the
+    larger fabrics (permutation_big) use smaller flows and a shorter time limit."""
     base = SimConfig(
         workload="permutation",
-        flow_bytes=150_000 if quick else 1_000_000,
+        flow_bytes=quick_bytes if quick else full_bytes,
         transport="dctcp",
         net=NetParams(bin_ns=1_000),
-        time_limit_ns=3_000_000,
+        time_limit_ns=time_limit_ns,
     )
     return {
         "ecmp/dctcp": replace(base, mode="ecmp"),
@@ -30,6 +37,10 @@ def variants(quick: bool) -> dict[str, SimConfig]:
         "spray/ndp": replace(base, mode="spray", transport="ndp"),
         "adaptive/ndp": replace(base, mode="adaptive", transport="ndp"),
     }
+
+
+def variants(quick: bool) -> dict[str, SimConfig]:
+    return sized_variants(quick)
 
 
 def measure(r: dict[str, Any], net: Network, cfg: SimConfig) -> dict[str, float]:

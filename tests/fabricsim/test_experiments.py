@@ -17,6 +17,7 @@ from fabricsim.experiments import (
     SCENARIOS,
     Scenario,
     get,
+    load_spec,
     permutation,
     reorder_window,
     run_scenario,
@@ -25,12 +26,29 @@ from fabricsim.experiments import (
 
 
 def test_registry_names_and_descriptions() -> None:
-    assert set(SCENARIOS) == {"permutation", "incast", "fct", "pfc-storm", "reorder-window"}
+    assert set(SCENARIOS) == {
+        "permutation",
+        "permutation-k8",
+        "permutation-2plane",
+        "incast",
+        "fct",
+        "pfc-storm",
+        "reorder-window",
+    }
     for scn in SCENARIOS.values():
         assert scn.published and scn.headline
-        assert (Path(__file__).resolve().parents[2] / "topologies" / scn.topology).is_file()
-    with pytest.raises(ValueError, match="permutation, incast"):
+        assert load_spec(scn.topology).hosts  # a file or a generator spec that builds
+    with pytest.raises(ValueError, match="permutation, permutation-k8"):
         get("nope")
+
+
+def test_big_scenarios_topologies() -> None:
+    k8 = load_spec(get("permutation-k8").topology)
+    assert (len(k8.hosts), len(k8.switches)) == (128, 80)
+    two = load_spec(get("permutation-2plane").topology)
+    servers = two.servers()
+    assert len(two.planes) == 2 and len(servers) == 64 and len(two.hosts) == 128
+    assert all(sorted(h.plane for h in nics) == [0, 1] for nics in servers.values())
 
 
 def test_spread_by_hand() -> None:
@@ -95,3 +113,24 @@ def test_reorder_sweep_non_decreasing_and_drops_shrink() -> None:
     drops = [v[k]["per_seed"]["dropped_outside_window"][0] for k in ("window=2", "window=128")]
     assert drops[0] > 0 and drops[1] == 0
     assert v["window=2"]["per_seed"]["occupancy_max"][0] <= 1  # the window bounds what it holds
+
+
+def test_big_permutation_window_ends_at_the_longest_paths(program: Any) -> None:
+    """permutation_big.measure: the window ends at the first completion among inter-pod
+    flows, not at the first completion of all (an intra-pod flow's, on a fat-tree)."""
+    from fabricsim.experiments import permutation_big
+    from fabricsim.network import Network
+    from fabricsim.run import simulate
+
+    topo = load_spec("fat-tree:4")
+    cfg = replace(permutation_big.PERMUTATION_K8.variants(True)["spray/dctcp"], seed=2)
+    nets: list[Network] = []
+    r = simulate(topo, cfg, program=program, on_network=nets.append)
+    m = permutation_big.measure(r, nets[0], cfg)
+    pod = {h.name: h.switch.split("-")[0] for h in topo.hosts}
+    fcts = [f["fct_us"] for f in r["flows"]]
+    inter = [f["fct_us"] for f in r["flows"] if pod[f["src"]] != pod[f["dst"]]]
+    assert min(fcts) < min(inter)  # this seed has a flow that stays in its pod
+    t1 = min(inter)
+    assert m["window_us"] == pytest.approx(t1 - min(15.0, t1 / 2), abs=0.002)
+    assert 0 < m["longest_path_pct"] <= 101 and 0 < m["steady_pct"] <= 101
