@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     e = sub.add_parser(
         "doctor-eval",
         help="inject random faults in short probe runs and score the doctor",
-        description="N runs each with one random fault (loss, slow or blackhole at a random "
-        "place, from the seed) and some runs without; counts top-1 and top-3 hits and "
-        "false alarms.",
+        description="N runs each with one random fault (loss, slow, blackhole, flap, "
+        "wcmp-skew, pfc-storm or hot-port at a random place, from the seed) and some runs "
+        "without; counts top-1 and top-3 hits and false alarms.",
     )
     e.add_argument("topology", metavar="TOPO")
     e.add_argument("--faults", type=int, default=10, metavar="N")
@@ -61,31 +61,91 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0
 
 
-def random_fault(topo: Any, rng: random.Random) -> Any:
-    """One fault at a random place of `topo`: loss (one direction) or slow on a
-    switch-to-switch link, or a blackhole of a leaf's prefix at a transit switch."""
-    from fabricsim.faults import Fault
+# what doctor-eval injects, per kind
+EVAL_ARGS = {
+    "loss": "0.05",
+    "slow": "0.25",
+    "flap": "100000ns/0.5",
+    "wcmp-skew": "8",
+    "hot-port": "0.8",
+}
 
-    kind = rng.choice(("loss", "slow", "blackhole"))
+
+def random_fault(topo: Any, rng: random.Random) -> Any:
+    """One fault of a random kind (fabricsim.faults.KINDS) at a random place of `topo`:
+    loss (one direction), slow, flap or a hot port (one direction) on a switch-to-switch
+    link; a blackhole of a leaf's prefix at a transit switch; a WCMP skew toward one
+    member at a switch with an equal-cost group; a PFC storm from a host."""
+    from fabricsim.faults import KINDS, Fault
+
+    kind = rng.choice(KINDS)
     if kind == "blackhole":
         transit = [s for s in topo.switches if not topo.hosts_of(s.name)]
         sw = rng.choice(transit)
         nets = [n for s in topo.switches for n in s.subnets]
         return Fault("blackhole", (sw.name,), rng.choice(nets), 0)
+    if kind == "pfc-storm":
+        return Fault(kind, (rng.choice(topo.hosts).name,), "", 0)
+    if kind == "wcmp-skew":
+        groups = _ecmp_choices(topo)
+        sw = rng.choice(sorted(groups))
+        return Fault(kind, (sw, rng.choice(sorted(groups[sw]))), EVAL_ARGS[kind], 0)
     link = rng.choice(list(topo.links))
     a, b = (link.a, link.b) if rng.random() < 0.5 else (link.b, link.a)
-    return Fault(kind, (a, b), "0.05" if kind == "loss" else "0.25", 0)
+    return Fault(kind, (a, b), EVAL_ARGS[kind], 0)
+
+
+def _ecmp_choices(topo: Any) -> dict[str, set[str]]:
+    """Switch -> the neighbours that are members of one of its equal-cost groups (two
+    or more next hops toward some host)."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_edges_from((link.a, link.b) for link in topo.links)
+    g.add_edges_from((h.name, h.switch) for h in topo.hosts)
+    out: dict[str, set[str]] = {}
+    for h in topo.hosts:
+        d = nx.single_source_shortest_path_length(g, h.name)
+        for s in topo.switches:
+            near = {n for n in g[s.name] if d.get(n) == d[s.name] - 1}
+            if len(near) > 1:
+                out.setdefault(s.name, set()).update(near)
+    return out
 
 
 def hit_rank(d: dict[str, Any], fault: Any) -> int | None:
-    """1-based rank of the injected fault among the suspects (None: not among them)."""
+    """1-based rank of the injected fault's place among the suspects (None: not among
+    them): the link for loss, slow and flap (either direction), the direction for a hot
+    port, the switch for a blackhole or a WCMP skew, the host for a PFC storm."""
     for i, s in enumerate(d["suspects"], 1):
-        if fault.kind == "blackhole":
-            if s["kind"] == "switch" and s["where"] == fault.place[0]:
-                return i
-        elif s["kind"] == "link" and set(s["link"]) == set(fault.place):
+        if _places_match(s, fault):
             return i
     return None
+
+
+def _places_match(s: dict[str, Any], fault: Any) -> bool:
+    if fault.kind in ("blackhole", "wcmp-skew"):
+        return s["kind"] == "switch" and s["where"] == fault.place[0]
+    if fault.kind == "pfc-storm":
+        return s["kind"] == "host" and s["where"] == fault.place[0]
+    if s["kind"] != "link":
+        return False
+    if fault.kind == "hot-port":
+        return tuple(s["link"]) == fault.place
+    return set(s["link"]) == set(fault.place)
+
+
+def _by_kind(rows: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """kind -> [runs, top-1 hits, top-3 hits]."""
+    out: dict[str, list[int]] = {}
+    for r in rows:
+        if r["kind"] is None:
+            continue
+        c = out.setdefault(r["kind"], [0, 0, 0])
+        c[0] += 1
+        c[1] += r["rank"] == 1
+        c[2] += r["rank"] is not None and r["rank"] <= 3
+    return dict(sorted(out.items()))
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -101,7 +161,7 @@ def _eval(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     z = args.no_fault_runs if args.no_fault_runs is not None else max(1, args.faults // 4)
     plan = [random_fault(topo, rng) for _ in range(args.faults)] + [None] * z
-    top1 = top3 = false_alarms = 0
+    top1 = top3 = false_alarms = cause1 = 0
     rows = []
     for i, fault in enumerate(plan):
         cfg = SimConfig(
@@ -119,8 +179,16 @@ def _eval(args: argparse.Namespace) -> int:
         else:
             top1 += rank == 1
             top3 += rank is not None and rank <= 3
+            cause1 += rank == 1 and d["suspects"][0]["cause"] == fault.kind
         what = fault.spec() if fault is not None else "no fault"
-        rows.append({"fault": what, "verdict": d["verdict"], "rank": rank})
+        rows.append(
+            {
+                "kind": fault.kind if fault else None,
+                "fault": what,
+                "verdict": d["verdict"],
+                "rank": rank,
+            }
+        )
         print(f"[{i + 1}/{len(plan)}] {what}: {d['verdict']} (rank {rank})", file=sys.stderr)
     out = {
         "faults": args.faults,
@@ -128,6 +196,8 @@ def _eval(args: argparse.Namespace) -> int:
         "top3": top3,
         "false_alarms": false_alarms,
         "no_fault_runs": z,
+        "top1_with_cause": cause1,  # the first suspect also names the right kind of fault
+        "by_kind": _by_kind(rows),
     }
     if args.json:
         json.dump(out | {"runs": rows}, sys.stdout, indent=1)
