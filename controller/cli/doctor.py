@@ -12,7 +12,7 @@ from typing import Any
 
 from .common import CliError
 
-__all__ = ["register", "random_fault", "hit_rank"]
+__all__ = ["hit_rank", "observable", "random_fault", "register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run", metavar="RUN.json")
     p.add_argument("--json", action="store_true", help="the diagnosis as JSON")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write one self-contained HTML page: the fabric with links coloured by "
+        "suspicion, the probe matrix, the suspects",
+    )
     p.set_defaults(func=_doctor)
     e = sub.add_parser(
         "doctor-eval",
@@ -53,6 +59,15 @@ def _doctor(args: argparse.Namespace) -> int:
     d = diagnose(run)
     if run.get("faults"):
         d["injected"] = run["faults"]
+    if args.html:
+        from fabricsim.doctor_html import render_html
+
+        try:
+            page = render_html(run, d)
+        except ValueError as e:
+            raise CliError(f"--html: {path}: {e}") from None
+        Path(args.html).write_text(page)
+        print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         json.dump(d, sys.stdout, indent=1)
         print()
@@ -135,6 +150,24 @@ def _places_match(s: dict[str, Any], fault: Any) -> bool:
     return set(s["link"]) == set(fault.place)
 
 
+def observable(run: dict[str, Any], fault: Any) -> bool:
+    """Did any probe cross the fault's place (the direction, for loss and hot-port)? With
+    one hash at every switch some links carry no probe at all (fat-tree-k4: half of the
+    aggregation-to-core links); a fault there cannot be seen, and harms nothing."""
+    hops: set[tuple[str, str]] = set()
+    nodes: set[str] = set()
+    for a in run.get("probes", []):
+        p = a["path"]
+        nodes.update(p)
+        hops.update(zip(p, p[1:], strict=False))
+    if fault.kind in ("loss", "hot-port"):
+        return fault.place in hops
+    if len(fault.place) == 2 and fault.kind != "wcmp-skew":
+        a, b = fault.place
+        return (a, b) in hops or (b, a) in hops
+    return fault.place[0] in nodes
+
+
 def _by_kind(rows: list[dict[str, Any]]) -> dict[str, list[int]]:
     """kind -> [runs, top-1 hits, top-3 hits]."""
     out: dict[str, list[int]] = {}
@@ -162,6 +195,7 @@ def _eval(args: argparse.Namespace) -> int:
     z = args.no_fault_runs if args.no_fault_runs is not None else max(1, args.faults // 4)
     plan = [random_fault(topo, rng) for _ in range(args.faults)] + [None] * z
     top1 = top3 = false_alarms = cause1 = 0
+    seen = seen1 = seen3 = 0
     rows = []
     for i, fault in enumerate(plan):
         cfg = SimConfig(
@@ -172,14 +206,19 @@ def _eval(args: argparse.Namespace) -> int:
             time_limit_ns=600_000,
             faults=(fault,) if fault is not None else (),
         )
-        d = diagnose(simulate(topo, cfg))
+        r = simulate(topo, cfg)
+        d = diagnose(r)
         rank = hit_rank(d, fault) if fault is not None else None
+        vis = fault is not None and observable(r, fault)
         if fault is None:
             false_alarms += bool(d["suspects"])
         else:
             top1 += rank == 1
             top3 += rank is not None and rank <= 3
             cause1 += rank == 1 and d["suspects"][0]["cause"] == fault.kind
+            seen += vis
+            seen1 += vis and rank == 1
+            seen3 += vis and rank is not None and rank <= 3
         what = fault.spec() if fault is not None else "no fault"
         rows.append(
             {
@@ -197,6 +236,10 @@ def _eval(args: argparse.Namespace) -> int:
         "false_alarms": false_alarms,
         "no_fault_runs": z,
         "top1_with_cause": cause1,  # the first suspect also names the right kind of fault
+        # faults at a place some probe crossed, and the hits among them
+        "observable": seen,
+        "top1_observable": seen1,
+        "top3_observable": seen3,
         "by_kind": _by_kind(rows),
     }
     if args.json:
