@@ -106,13 +106,14 @@ def _svg(run: dict[str, Any], diagnosis: dict[str, Any]) -> str:
         )
     hosts = set(topo["hosts"])
     for n, (x, y) in pos.items():
-        c = nodes.get(n)
-        ring = f' stroke="{_red(1.0)}" stroke-width="3"' if c is not None else ' stroke="#555"'
+        conf = nodes.get(n)
+        suspect = conf is not None
+        ring = f' stroke="{_red(1.0)}" stroke-width="3"' if suspect else ' stroke="#555"'
         radius = 7 if n in hosts else 12
         kind = "host" if n in hosts else "switch"
-        label = f"{n}: suspect, confidence {c:.2f}" if c is not None else n
+        label = f"{n}: suspect, confidence {conf:.2f}" if conf is not None else n
         parts.append(
-            f'<g class="node {kind}" data-name="{escape(n)}"><circle cx="{x:.1f}" cy="{y:.1f}" '
+            f'<g class="node {kind}" data-name="{escape(n)}" data-suspect="{int(suspect)}"><circle cx="{x:.1f}" cy="{y:.1f}" '
             f'r="{radius}" fill="#fff"{ring}><title>{escape(label)}</title></circle>'
             f'<text x="{x:.1f}" y="{y + radius + 11:.1f}" font-size="9" '
             f'text-anchor="middle">{escape(n)}</text></g>'

@@ -68,6 +68,8 @@ def test_page_draws_the_fault(run: dict[str, Any]) -> None:
     worst = max(by, key=lambda k: by[k])
     assert worst == frozenset(("leaf2", "spine1")) and by[worst] > 0
     assert all(v == 0 for k, v in by.items() if "leaf2" not in k and "spine1" not in k)
+    ringed = {g["data-name"] for g in page.find("g") if g.get("data-suspect") == "1"}
+    assert ringed == {s["where"] for s in d["suspects"] if s["kind"] != "link"}
     hosts = run["topology"]["hosts"]
     cells = page.find("td", **{"data-src": "h5"})
     peers = {a["dst"] for a in run["probes"] if a["src"] == "h5"}  # 6 of 15 on 16 hosts
