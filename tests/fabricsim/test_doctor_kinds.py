@@ -133,3 +133,24 @@ def test_places_checked(topo) -> None:  # type: ignore[no-untyped-def]
         parse_fault("hot-port:h1-leaf1,0.5@0").check(topo)
     f = parse_fault("flap:leaf1-spine2,100us/0.2@1ms")
     assert (f.flap(), f.at_ns) == ((100_000, 0.2), 1_000_000)
+
+
+def test_pfc_storm_spreading_under_pfc_names_its_source(topo) -> None:  # type: ignore[no-untyped-def]
+    # lossless fabric: the stuck queue toward h6 pauses leaf2's upstream, and so on; the
+    # source is the one paused port whose peer is not paused itself
+    from fabricsim.network import NetParams
+    from fabricsim.switchnode import PfcParams
+
+    cfg = SimConfig(
+        flow_bytes=20_000,
+        probes=True,
+        time_limit_ns=250_000,
+        trim_threshold=None,
+        net=NetParams(pfc=PfcParams(enabled=True)),
+        faults=(parse_fault("pfc-storm:h6@0"),),
+    )
+    r = simulate(topo, cfg)
+    spread = {p["switch"] for p in r["ports"] if p["paused_us"] > 0.5 * r["sim_time_us"]}
+    assert {"leaf2"} < spread  # more than the storm's own switch
+    top = diagnose(r)["suspects"][0]
+    assert (top["kind"], top["where"], top["cause"]) == ("host", "h6", "pfc-storm")
