@@ -24,6 +24,14 @@ Method (after 007, Arzani et al., NSDI 2018, with Pingmesh-style probes):
 5. No fault is found when fewer than MIN_BAD probes were bad, or when the top link's bad
    rate is below MIN_RATE and below RATIO times the median bad rate of the links: the
    healthy baseline.
+
+An aggregate whose median latency stands QUEUED_NS above its pair's best path's median is
+bad too (a standing queue). When the run carries port counters and its topology (probe
+runs of the simulator do), suspects from them come first: a port paused for most of the
+run (a PFC storm, traced to the peer that is not paused itself), carrier transitions (a
+flapping link), a group whose probe 5-tuples favour one member (a WCMP skew); each link
+suspect of the votes gets a cause (loss, slow, or hot-port when the egress toward it
+holds a standing queue). See doctor_counters.py, doctor_groups.py and docs/doctor.md.
 """
 
 from __future__ import annotations
