@@ -10,9 +10,11 @@ choice downstream can be a function of the upstream one (polarisation: a k=4 fat
 aggregation switch sends every tuple from one edge switch to one core). Tuples from hosts
 are pooled: they are the switch's unbiased sample.
 
-A group is suspect when one member takes a share of its tuples well above an equal one
-(at least SKEW_EXCESS above 1/k, SKEW_Z binomial standard deviations) while another
-member still gets some (all on one member is what polarisation does, not a bad weight).
+Each (switch, next-hop set, from) count with at least MIN_TUPLES tuples is a test, unless
+all its tuples went to one member (what polarisation does, not a bad weight). A member is
+suspect when, over the tests of its switch and next-hop set, it takes a share at least
+SKEW_EXCESS above an equal one (1/k) and the tests' binomial z scores for it, combined
+(their sum over the square root of their number), reach SKEW_Z.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import Any
 
 __all__ = ["skew_suspects"]
 
-SKEW_EXCESS = 0.2
-SKEW_Z = 4.0
+SKEW_EXCESS = 0.25
+SKEW_Z = 5.5
 MIN_TUPLES = 12
 
 
@@ -75,30 +77,38 @@ def skew_suspects(run: dict[str, Any]) -> list[dict[str, Any]]:
             came = "hosts" if path[i - 1] in hosts else path[i - 1]
             for sport in agg["sports"]:
                 seen[(s, choices, came)][nxt].add((agg["src"], agg["dst"], sport))
-    best: dict[str, dict[str, Any]] = {}
-    for (s, choices, came), by in seen.items():
+    # per (switch, next-hop set): the tests of its in-port groups, pooled below
+    groups: dict[tuple[str, frozenset[str]], list[dict[str, int]]] = defaultdict(list)
+    for (s, choices, _came), by in sorted(seen.items(), key=lambda kv: (kv[0][0], kv[0][2])):
         counts = {m: len(by.get(m, ())) for m in choices}
         n = sum(counts.values())
+        if n >= MIN_TUPLES and max(counts.values()) < n:  # all on one member: polarised
+            groups[(s, choices)].append(counts)
+    best: dict[str, dict[str, Any]] = {}
+    for (s, choices), tests in groups.items():
         k = len(choices)
-        if n < MIN_TUPLES:
-            continue
-        top = max(sorted(counts), key=lambda m: counts[m])
-        share = counts[top] / n
         p = 1 / k
-        z = (counts[top] - n * p) / sqrt(n * p * (1 - p))
-        if share >= 1.0 or share < p + SKEW_EXCESS or z < SKEW_Z:
-            continue
-        conf = (share - p) / (1 - p)
-        if s in best and best[s]["confidence"] >= conf:
-            continue
-        spread = ", ".join(f"{m} {counts[m]}" for m in sorted(counts))
-        best[s] = {
-            "kind": "switch",
-            "where": s,
-            "cause": "wcmp-skew",
-            "member": top,
-            "confidence": round(conf, 3),
-            "evidence": f"{counts[top]} of {n} probe 5-tuples from {came} sent to {top} "
-            f"({share:.0%}; equal share {p:.0%}, z {z:.1f}): {spread}",
-        }
+        for m in sorted(choices):
+            # Stouffer: the in-port groups' z scores for m, combined
+            zs = [(c[m] - sum(c.values()) * p) / sqrt(sum(c.values()) * p * (1 - p)) for c in tests]
+            z = sum(zs) / sqrt(len(zs))
+            n = sum(sum(c.values()) for c in tests)
+            got = sum(c[m] for c in tests)
+            share = got / n
+            if share < p + SKEW_EXCESS or z < SKEW_Z:
+                continue
+            conf = (share - p) / (1 - p)
+            if s in best and best[s]["confidence"] >= conf:
+                continue
+            spread = ", ".join(f"{x} {sum(c[x] for c in tests)}" for x in sorted(choices))
+            best[s] = {
+                "kind": "switch",
+                "where": s,
+                "cause": "wcmp-skew",
+                "member": m,
+                "confidence": round(conf, 3),
+                "z": round(z, 2),
+                "evidence": f"{got} of {n} probe 5-tuples sent to {m} ({share:.0%}; equal "
+                f"share {p:.0%}, z {z:.1f} over {len(tests)} in-port groups): {spread}",
+            }
     return sorted(best.values(), key=lambda x: (-x["confidence"], x["where"]))
