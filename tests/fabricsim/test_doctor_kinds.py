@@ -154,3 +154,54 @@ def test_pfc_storm_spreading_under_pfc_names_its_source(topo) -> None:  # type: 
     assert {"leaf2"} < spread  # more than the storm's own switch
     top = diagnose(r)["suspects"][0]
     assert (top["kind"], top["where"], top["cause"]) == ("host", "h6", "pfc-storm")
+
+
+def _agg(path: list[str], p50: int) -> dict[str, Any]:
+    lat = {"min": 1000, "p50": p50, "p99": p50, "max": p50}
+    return {
+        "src": path[0],
+        "dst": path[-1],
+        "path": path,
+        "partial": False,
+        "sports": [1],
+        "sent": 10,
+        "received": 10,
+        "lat_ns": lat,
+    }
+
+
+def _port_rec(switch: str, peer: str, queue: float) -> dict[str, Any]:
+    return {
+        "switch": switch,
+        "port": 1,
+        "peer": peer,
+        "queue_mean": queue,
+        "queue_peak": 9,
+        "paused_us": 0.0,
+        "carrier_transitions": 0,
+    }
+
+
+def test_the_hot_egress_goes_first_among_tied_links() -> None:
+    # h1 -> h2 over s2 is late (median), over s4 not: s1->s2 and s2->s3 tie on the votes,
+    # and s1->s2 would win the tie by name; the standing queue is s2's toward s3
+    run = {
+        "sim_time_us": 100.0,
+        "probes": [
+            _agg(["h1", "s1", "s2", "s3", "h2"], 3000),
+            _agg(["h1", "s1", "s4", "s3", "h2"], 1000),
+        ],
+        "ports": [
+            _port_rec("s1", "s2", 0.0),
+            _port_rec("s2", "s3", 5.0),
+            _port_rec("s1", "s4", 0.0),
+            _port_rec("s4", "s3", 0.0),
+        ],
+    }
+    links = [s["link"] for s in diagnose(run)["suspects"]]
+    assert links[:2] == [["s2", "s3"], ["s1", "s2"]]
+    assert diagnose(run)["suspects"][0]["cause"] == "hot-port"
+    run["ports"][1]["queue_mean"] = 0.0  # no queue: the votes' order, both slow
+    d = diagnose(run)
+    assert [s["link"] for s in d["suspects"]][:2] == [["s1", "s2"], ["s2", "s3"]]
+    assert {s["cause"] for s in d["suspects"]} == {"slow"}
