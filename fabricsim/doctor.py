@@ -196,9 +196,9 @@ def _probe_diagnosis(run: dict[str, Any], prefixes: dict[str, str] | None) -> di
         )
     # a standing queue at a suspect link's egress explains its probes' latency: that link
     # goes first among the links (at most one port can be hot, see hot_queue)
-    links = [x for x in suspects if x["kind"] == "link"]
-    links.sort(key=lambda x: x["cause"] != "hot-port")
-    out["suspects"] = [x for x in suspects if x["kind"] != "link"] + links
+    on_links = [x for x in suspects if x["kind"] == "link"]
+    on_links.sort(key=lambda x: x["cause"] != "hot-port")
+    out["suspects"] = [x for x in suspects if x["kind"] != "link"] + on_links
     out["verdict"] = f"{suspects[0]['kind']} {suspects[0]['where']}"
     return out
 
