@@ -18,6 +18,7 @@ next hops changed.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from controller.codec import decode_entity, encode_entity
@@ -108,6 +109,53 @@ class FabricControl:
             self._write(sw, [Update.modify(e) for e in ups])
             for e in ups:
                 self.installed[sw][identity(e)] = e
+            n += len(ups)
+        return n
+
+    def port_up(self, a: str, b: str) -> int:
+        """The a-b link is back: set its ports' live bits again at both ends."""
+        n = 0
+        for sw, peer in ((a, b), (b, a)):
+            if sw not in self.intents:
+                continue
+            port = self.topo.port_to(sw, peer)
+            dead = self.dead_ports.setdefault(sw, set())
+            if port not in dead:
+                continue
+            dead.discard(port)
+            ups = self.encoder.ports_up(self.intents[sw], self.policy, [port], dead)
+            self._write(sw, [Update.modify(e) for e in ups])
+            for e in ups:
+                self.installed[sw][identity(e)] = e
+            n += len(ups)
+        return n
+
+    def skew(self, switch: str, toward: str, weight: int) -> int:
+        """A bad WCMP entry, as a faulty controller would write it: every group of
+        `switch` with a member toward `toward` rewritten with that member at `weight` and
+        the others at 1 (the group entry MODIFYed to its new size, members written after
+        it); return the updates."""
+        port = self.topo.port_to(switch, toward)
+        intent = self.intents[switch]
+        groups = []
+        for g in intent.groups:
+            if len(g.next_hops) > 1 and any(nh.port == port for nh in g.next_hops):
+                w = tuple(weight if nh.port == port else 1 for nh in g.next_hops)
+                groups.append(replace(g, weights=w))
+        by_id = {g.group_id: g for g in groups}
+        intent = replace(intent, groups=tuple(by_id.get(g.group_id, g) for g in intent.groups))
+        self.intents[switch] = intent
+        have = self.installed.setdefault(switch, {})
+        dead = self.dead_ports.get(switch, ())
+        n = 0
+        for g in groups:
+            ents = self.encoder.group_entities(
+                g, self.policy.group_mode(g.group_id), intent.router_mac, dead
+            )
+            ups = [Update.modify(e) if identity(e) in have else Update.insert(e) for e in ents]
+            self._write(switch, ups)
+            for e in ents:
+                have[identity(e)] = e
             n += len(ups)
         return n
 

@@ -24,6 +24,14 @@ Method (after 007, Arzani et al., NSDI 2018, with Pingmesh-style probes):
 5. No fault is found when fewer than MIN_BAD probes were bad, or when the top link's bad
    rate is below MIN_RATE and below RATIO times the median bad rate of the links: the
    healthy baseline.
+
+An aggregate whose median latency stands QUEUED_NS above its pair's best path's median is
+bad too (a standing queue). When the run carries port counters and its topology (probe
+runs of the simulator do), suspects from them come first: a port paused for most of the
+run (a PFC storm, traced to the peer that is not paused itself), carrier transitions (a
+flapping link), a group whose probe 5-tuples favour one member (a WCMP skew); each link
+suspect of the votes gets a cause (loss, slow, or hot-port when the egress toward it
+holds a standing queue). See doctor_counters.py, doctor_groups.py and docs/doctor.md.
 """
 
 from __future__ import annotations
@@ -33,9 +41,13 @@ from collections import defaultdict
 from statistics import median
 from typing import Any
 
+from .doctor_counters import flap_suspects, hot_queue, storm_suspects
+from .doctor_groups import skew_suspects
+
 __all__ = ["LINK_SHARE", "MIN_BAD", "diagnose", "format_report"]
 
 SLOW_NS = 20  # ns above the baseline minimum: two 128-byte probe serialisations at 100G
+QUEUED_NS = 500  # ns of median latency above the pair's best path's median: a standing queue
 MIN_BAD = 3  # bad probes below this are noise
 MIN_RATE = 0.01  # a link's bad rate that is a fault whatever the baseline
 RATIO = 3.0  # or this many times the median link's bad rate
@@ -47,19 +59,41 @@ def _links(path: list[str]) -> list[tuple[str, str]]:
 
 
 def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dict[str, Any]:
-    """Ranked suspects with evidence, from a run's probe aggregates.
+    """Ranked suspects with evidence, from a run's probe aggregates and (when the run
+    has them) its port counters: counter evidence first (a port paused for most of the
+    run, carrier transitions), then a skewed group, then the probes' votes.
 
     `prefixes`: host -> the prefix it is in (default: its /24), for the switch verdict."""
+    out = _probe_diagnosis(run, prefixes)
+    votes = out["suspects"]
+    first = storm_suspects(run) + flap_suspects(run) + skew_suspects(run)
+    flapped = [set(s["link"]) for s in first if s.get("cause") == "flap"]
+    votes = [s for s in votes if not (s["kind"] == "link" and set(s["link"]) in flapped)]
+    out["suspects"] = first + votes
+    if out["suspects"]:
+        top = out["suspects"][0]
+        out["verdict"] = f"{top['kind']} {top['where']} ({top['cause']})"
+    else:
+        out["verdict"] = "no fault found"
+    return out
+
+
+def _probe_diagnosis(run: dict[str, Any], prefixes: dict[str, str] | None) -> dict[str, Any]:
+    """Steps 1 to 5 of the module's method: suspects from the probes' votes."""
     probes = run.get("probes")
     if probes is None:
         raise ValueError("the run has no probes (simulate it with --probes)")
     baseline: dict[tuple[str, str, int], list[int]] = defaultdict(list)
+    base50: dict[tuple[str, str, int], list[int]] = defaultdict(list)
     for a in probes:
         if a["lat_ns"] is not None and not a["partial"]:
             baseline[(a["src"], a["dst"], len(a["path"]))].append(a["lat_ns"]["min"])
+            base50[(a["src"], a["dst"], len(a["path"]))].append(a["lat_ns"]["p50"])
     base = {k: min(v) for k, v in baseline.items()}
     # a run may say how much slower is slow: a live fabric's jitter (live_probe.py)
     slow_ns = int(run.get("slow_ns", SLOW_NS))
+    queued_ns = int(run.get("queued_ns", QUEUED_NS))
+    mid = {k: min(v) for k, v in base50.items()}
     crossed: dict[tuple[str, str], int] = defaultdict(int)
     votes: dict[tuple[str, str], float] = defaultdict(float)
     bad_on: dict[tuple[str, str], int] = defaultdict(int)
@@ -75,8 +109,11 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         lost = a["sent"] - a["received"]
         slow = 0
         if a["lat_ns"] is not None and not a["partial"]:
-            excess = a["lat_ns"]["min"] - base[(a["src"], a["dst"], len(a["path"]))]
-            if excess > slow_ns:
+            key = (a["src"], a["dst"], len(a["path"]))
+            excess = a["lat_ns"]["min"] - base[key]
+            # a standing queue: most probes wait, some may find it empty
+            queued = a["lat_ns"]["p50"] - mid[key]
+            if excess > slow_ns or queued > queued_ns:
                 slow = a["received"]
         bad = lost + slow
         if lost_only:
@@ -133,6 +170,7 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
                 {
                     "kind": "switch",
                     "where": sw,
+                    "cause": "blackhole",
                     "prefix": net,
                     # how consistently it drops toward the prefix
                     "confidence": round(_loss_via(probes, sw, net, net_of), 3),
@@ -145,21 +183,43 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         score = votes[link] / crossed[link]
         if score < 0.5 * votes[top] / crossed[top]:
             break
+        cause, extra = _link_cause(run, link, rates, lost_total > 0 and lost_only)
         suspects.append(
             {
                 "kind": "link",
                 "where": f"{link[0]}->{link[1]}",
+                "cause": cause,
                 "link": list(link),
                 "score": round(score, 4),
                 "confidence": round(score / total_score, 3) if total_score else 0.0,
                 "bad_rate": round(rates[link], 4),
                 "evidence": f"{bad_on[link]} of {crossed[link]} probes crossing it bad "
-                f"({bad_on[link] / crossed[link]:.1%}; median link {med:.1%})",
+                f"({bad_on[link] / crossed[link]:.1%}; median link {med:.1%}){extra}",
             }
         )
-    out["suspects"] = suspects
+    # a standing queue at a suspect link's egress explains its probes' latency: that link
+    # goes first among the links (at most one port can be hot, see hot_queue)
+    on_links = [x for x in suspects if x["kind"] == "link"]
+    on_links.sort(key=lambda x: x["cause"] != "hot-port")
+    out["suspects"] = [x for x in suspects if x["kind"] != "link"] + on_links
     out["verdict"] = f"{suspects[0]['kind']} {suspects[0]['where']}"
     return out
+
+
+def _link_cause(
+    run: dict[str, Any], link: tuple[str, str], rates: dict[tuple[str, str], float], lossy: bool
+) -> tuple[str, str]:
+    """What the counters say of a suspect link: lost probes are `loss`; delayed ones are a
+    hot port when the egress toward it holds a standing queue (and its other direction is
+    clean), else `slow`."""
+    a, b = link
+    if lossy:
+        return "loss", ""
+    hot, text = hot_queue(run, a, b)
+    back = rates.get((b, a), 0.0)
+    if hot and back < 0.5 * rates.get(link, 0.0):
+        return "hot-port", text
+    return "slow", text
 
 
 def _loss_via(probes: list[dict[str, Any]], sw: str, net: str, net_of: Any) -> float:
@@ -189,9 +249,10 @@ def format_report(d: dict[str, Any]) -> str:
         f"verdict: {d['verdict']}",
     ]
     for i, s in enumerate(d["suspects"], 1):
-        extra = f" prefix {s['prefix']}" if s["kind"] == "switch" else f" score {s['score']}"
+        extra = f" prefix {s['prefix']}" if "prefix" in s else ""
+        extra += f" score {s['score']}" if "score" in s else ""
         lines.append(
-            f"  {i}. {s['kind']} {s['where']}{extra} confidence {s['confidence']:.2f}: "
-            f"{s['evidence']}"
+            f"  {i}. {s['kind']} {s['where']} [{s['cause']}]{extra} confidence "
+            f"{s['confidence']:.2f}: {s['evidence']}"
         )
     return "\n".join(lines)

@@ -41,6 +41,8 @@ class Network:
         self.switches: dict[str, SwitchNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.wires: dict[tuple[str, str], Wire] = {}  # (from, to)
+        # (a, b) -> times the a-b link changed state (an interface's carrier transitions)
+        self.carrier_transitions: dict[tuple[str, str], int] = {}
         for i, s in enumerate(topo.switches):
             sw = Switch(
                 program,
@@ -91,7 +93,10 @@ class Network:
     def set_link(self, a: str, b: str, up: bool) -> None:
         """Take both directions of the a-b link down (packets sent onto it are lost) or up."""
         for key in ((a, b), (b, a)):
-            self.wires[key].up = up
+            w = self.wires[key]
+            if w.up != up:
+                self.carrier_transitions[key] = self.carrier_transitions.get(key, 0) + 1
+            w.up = up
 
     def close(self) -> None:
         now = self.loop.clock.now_ns()

@@ -272,7 +272,7 @@ def simulate(
         loop.at(at, fail)
     for fault in cfg.faults:
         fault.check(topo)
-        loop.at(fault.at_ns, lambda f: apply_fault(f, net, control), fault)
+        loop.at(fault.at_ns, lambda f: apply_fault(f, net, control, cfg.detect_ns), fault)
     if cfg.storm is not None:
         host, at = cfg.storm
         loop.at(at, net.hosts[host].start_storm)
@@ -281,6 +281,7 @@ def simulate(
         from .probes import Prober
 
         prober = Prober(net, topo, cfg.seed, cfg.probe_interval_ns, cfg.time_limit_ns)
+        loop.at(0, run.sample_ports, None)
     loop.at(0, run.sample, None)
     bar = _Progress(cfg.label(), run.horizon_ns(), progress)
     loop_wall, loop_cpu = time.perf_counter(), time.process_time()
@@ -301,6 +302,11 @@ def simulate(
     if prober is not None:
         result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}
+        from .port_stats import port_stats, topology_json
+
+        # what a fabric's port counters and its topology say, for the doctor
+        result["ports"] = port_stats(net, run.port_depth, run.port_samples)
+        result["topology"] = topology_json(topo)
     return result
 
 
@@ -350,6 +356,9 @@ class _Run:
         # (time, step, updates, link losses and switch drops so far)
         self.reroutes: list[tuple[int, str, int, int, int]] = []
         self.last_t = 0
+        # (switch, port) -> sum of the queue depths sampled, over port_samples samples
+        self.port_depth: dict[tuple[str, int], int] = {}
+        self.port_samples = 0
         self._paths: dict[tuple[str, str], PathInfo] = {}
         import networkx as nx
 
@@ -486,6 +495,20 @@ class _Run:
         self.queue_series.append((now, max(depths, default=0), sum(depths)))
         if len(self.finish) < len(self.flows):
             self.net.loop.at(now + self.cfg.sample_ns, self.sample, None)
+
+    def sample_ports(self, _: Any) -> None:
+        """Every sample_ns until the time limit (a probe run): each port's queue depth,
+        as a switch's queue-occupancy telemetry would export it."""
+        depth = self.port_depth
+        for name, s in self.net.switches.items():
+            for p, pq in s.sw.tm.ports.items():
+                n = sum(len(q) for q in pq.queues)
+                if n:
+                    depth[(name, p)] = depth.get((name, p), 0) + n
+        self.port_samples += 1
+        now = self.net.loop.now()
+        if now + self.cfg.sample_ns < self.cfg.time_limit_ns:
+            self.net.loop.at(now + self.cfg.sample_ns, self.sample_ports, None)
 
     # ------------------------------------------------------------ summary
     def summary(self, end: int, control: Any) -> dict[str, Any]:

@@ -45,6 +45,7 @@ class SwitchNode:
         "name",
         "paused_since",
         "pause_ns",
+        "pause_ns_by_port",
         "peers",
         "pfc",
         "pfc_frames",
@@ -72,6 +73,7 @@ class SwitchNode:
         self.upstream_paused: set[int] = set()
         self.paused_since: dict[int, int] = {}  # our egress port -> when it was paused
         self.pause_ns = 0
+        self.pause_ns_by_port: dict[int, int] = {}  # our egress port -> time paused by its peer
         self.pfc_frames = 0
         self.tripped: set[int] = set()
         self.storm_drops = 0
@@ -184,8 +186,17 @@ class SwitchNode:
         else:
             since = self.paused_since.pop(port, None)
             if since is not None:
-                self.pause_ns += now - since
+                self._paused_for(port, now - since)
             self._reschedule()
+
+    def _paused_for(self, port: int, ns: int) -> None:
+        self.pause_ns += ns
+        self.pause_ns_by_port[port] = self.pause_ns_by_port.get(port, 0) + ns
+
+    def occupy(self, port: int, until_ns: int) -> None:
+        """Background traffic holds `port`'s egress until `until_ns` (a hot port)."""
+        self.sw.tm.occupy(port, until_ns)
+        self._reschedule()
 
     def _watchdog(self, arg: tuple[int, int]) -> None:
         port, since = arg
@@ -193,7 +204,7 @@ class SwitchNode:
             return  # resumed (and maybe paused again) since
         now = self.loop.clock.now_ns()
         self.tripped.add(port)
-        self.pause_ns += now - since
+        self._paused_for(port, now - since)
         del self.paused_since[port]
         self.sw.tm.pause(port, PFC_PRIORITY, False, now)
         self._reschedule()
@@ -201,5 +212,5 @@ class SwitchNode:
     def close_pauses(self, now: int) -> None:
         """Account pauses still in force at the end of a run."""
         for port, since in list(self.paused_since.items()):
-            self.pause_ns += now - since
+            self._paused_for(port, now - since)
             self.paused_since[port] = now

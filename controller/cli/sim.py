@@ -232,7 +232,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="KIND:ARGS@TIME",
         help="inject a fault (repeatable): loss:A-B,FRAC@T, slow:A-B,FRAC@T, "
-        "blackhole:SWITCH,PREFIX@T; recorded in the JSON as ground truth",
+        "blackhole:SWITCH,PREFIX@T, flap:A-B,PERIOD[/DUTY]@T, wcmp-skew:SWITCH-PEER,WEIGHT@T, "
+        "pfc-storm:HOST@T, hot-port:SWITCH-PEER,BUSY@T (docs/doctor.md); recorded in the "
+        "JSON as ground truth",
     )
     p.add_argument(
         "--probes", action="store_true", help="Pingmesh-style UDP probes between host pairs"

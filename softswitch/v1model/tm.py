@@ -393,6 +393,14 @@ class TrafficManager:
             pq.busy_until = max(pq.busy_until, now)
         self._update(port, pq)
 
+    def occupy(self, port: int, until: float) -> None:
+        """The port's server is busy until `until` (ticks) with traffic the caller does not
+        queue here (background load): packets arriving meanwhile wait in the queue."""
+        pq = self.port(port)
+        if until > pq.busy_until:
+            pq.busy_until = until
+        self._update(port, pq)
+
     def backlog(self, port: int) -> bool:
         """Does the port still hold queued packets (they leave before any new one)?"""
         pq = self.ports.get(port)

@@ -228,3 +228,19 @@ def test_queueing_is_chosen_before_packets() -> None:
         tm.set_queueing("bmv2")
     with pytest.raises(ValueError, match="shared or bmv2"):
         TrafficManager(1).set_queueing("fair")
+
+
+def test_occupy_holds_the_port_until_then() -> None:
+    tm = TrafficManager(1, default_depth=8, ticks_per_second=1e9)
+    tm.set_rate(port=1, bps=100e9)
+    tm.set_rate(port=2, bps=100e9)
+    tm.occupy(1, 5_000)  # background traffic holds port 1 for 5 us
+    tm.occupy(1, 2_000)  # an earlier end does not shorten it
+    tm.enqueue(1, 0, "a", 1000, 100)
+    tm.enqueue(2, 0, "b", 1000, 100)
+    assert tm.next_time() == 100  # port 2 is free
+    got = tm.dequeue(100)
+    assert got is not None and got[2].item == "b"
+    assert tm.dequeue(4_999) is None and tm.next_time() == 5_000
+    got = tm.dequeue(5_000)
+    assert got is not None and got[2].item == "a"
