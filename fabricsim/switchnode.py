@@ -59,6 +59,8 @@ class SwitchNode:
         "int_reports",
         "on_report",
         "pipeline_runs",
+        "_arrive",
+        "_pfc_on",
     )
 
     def __init__(self, name: str, sw: Switch, loop: EventLoop, pfc: PfcParams) -> None:
@@ -82,17 +84,22 @@ class SwitchNode:
         # instead of keeping them: a run whose transport reads INT (fabricsim.int_echo)
         self.on_report: Callable[[bytes], None] | None = None
         sw.count_ingress = pfc.enabled
+        self._arrive = sw.arrive  # bound once: every packet calls it
+        self._pfc_on = pfc.enabled
         sw.set_output(self._send)
 
     # ------------------------------------------------------------ packets
     def receive(self, arg: tuple[int, bytes]) -> None:
         port, data = arg
         self.pipeline_runs += 1
-        t = self.sw.arrive(port, data)
-        if self.pfc.enabled:
+        t = self._arrive(port, data)
+        if self._pfc_on:
             self._check_xoff(port)
         if t is not None:
-            self._schedule(t)
+            wake_at = self.wake_at
+            # (a pending wake-up that comes first already covers t: see _schedule)
+            if wake_at is None or t < wake_at:
+                self._schedule(t)
 
     def wake(self, t: int) -> None:
         if self.wake_at != t:

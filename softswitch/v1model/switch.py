@@ -437,22 +437,39 @@ class Switch:
         owner with an external clock and an output callback (`set_output`)."""
         now = self._ticks()
         tm = self.tm
+        if not self.external_clock:
+            t = tm.next_time()
+            if t is not None and t <= now:
+                self._serve(now)
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            self._serve(now)
+            return tm.next_time()
+        # on an external clock, which stands still while the switch runs: `_serve(now)`
+        # is `_serve_external(now, now)`, and it serves nothing unless a packet is due by
+        # now (asked first here, once per packet, instead of in a call each time)
         t = tm.next_time()
         if t is not None and t <= now:
-            self._serve(now)
-        # on an external clock the packet may pass an idle queue (see _enqueue)
-        self._at_once = self.external_clock
+            self._serve_external(now, now)
+        # the packet may pass an idle queue (see _enqueue)
+        self._at_once = True
         try:
             self._ingress(port, bytes(data), NORMAL, None, 0)
         finally:
             self._at_once = False
-        self._serve(now)
-        return tm.next_time()
+        t = tm.next_time()
+        if t is not None and t <= now:
+            self._serve_external(now, now)
+            t = tm.next_time()
+        return t
 
     def wake(self) -> float | None:
         """Serve every packet due by now; return when the next one leaves a queue (None:
         queues empty). `serve` and `next_event_ns` in one call (see `arrive`)."""
-        self._serve(self._ticks())
+        now = self._ticks()
+        if self.external_clock:
+            self._serve_external(now, now)
+        else:
+            self._serve(now)
         return self.tm.next_time()
 
     def next_event_us(self) -> float | None:
