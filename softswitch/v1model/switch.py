@@ -528,10 +528,19 @@ class Switch:
         """`_serve` on an external clock, which stands still while the switch serves:
         every packet due by `t_until` leaves at `now`."""
         dequeue = self.tm.dequeue
-        dequeued = self._dequeued
+        egress = self._egress
+        per_us = self._ticks_per_us
         got = dequeue(t_until)  # None: nothing due by then
         while got is not None:
-            dequeued(got, now)
+            # _dequeued, written out (once per queued packet)
+            port, _prio, entry, deq_depth = got
+            ps, depth, truncate = entry.item
+            std = ps.std
+            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
+            std.enq_qdepth = entry.enq_qdepth
+            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
+            std.deq_qdepth = deq_depth
+            egress(port, ps, depth, truncate)
             got = dequeue(t_until)
 
     def _dequeued(self, got: tuple[int, int, Any, int], now: float) -> None:
@@ -675,7 +684,13 @@ class Switch:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
             std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, length)
+        # ctx.reset(std, length), written out: no request is pending after most passes
+        if ctx.requested:
+            ctx.reset(std, length)
+        else:
+            ctx.dirty = False
+            ctx.std = std
+            ctx.packet_length = length
         payload = self._run_parser(data, hdr, meta, std)
         try:
             self._verify(hdr, meta)
@@ -776,7 +791,12 @@ class Switch:
         std.egress_port = eport
         std.egress_spec = DROP_PORT + 1
         std.egress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, std.packet_length)
+        if ctx.requested:  # ctx.reset, written out as in _ingress
+            ctx.reset(std, std.packet_length)
+        else:
+            ctx.dirty = False
+            ctx.std = std
+            ctx.packet_length = std.packet_length
         ctx.payload = payload = ps.payload
         try:
             self._egress_block(hdr, ps.meta, std)
@@ -821,7 +841,18 @@ class Switch:
                 self._emit(eport, data)
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
-        self._recycle(ps)
+        # _recycle(ps), written out (once per packet)
+        spare = self._spare
+        if self._recycling and ps.hdr is not None and len(spare) < SPARE_STRUCTS:
+            meta, std = ps.meta, ps.std
+            ps.hdr = None
+            if ps.dirty:
+                hdr._reset()
+            else:
+                hdr._reset_valid()
+            meta._reset()
+            std._reset()
+            spare.append((hdr, meta, std))
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
 
