@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from .events import EventLoop
@@ -93,5 +94,18 @@ class Wire:
         b = now // self.bin_ns
         bins = self.bins
         bins[b] = bins.get(b, 0) + n
-        self.lane.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        # self.lane.at(arrival, self.deliver, (self.b_port, data)), written out (once per
+        # packet sent): packets on a wire arrive in the order they are sent, so the event
+        # joins the lane's queue (or heads it) unless it comes due before the last one
+        t = now + ser + self.delay_ns
+        lane = self.lane
+        seq = lane._seq()
+        q = lane._queue
+        if not q:
+            q.append((t, seq, self.deliver, (self.b_port, data)))  # type: ignore[arg-type]
+            heappush(lane._heap, (t, seq, None, q))
+        elif t >= q[-1][0]:
+            q.append((t, seq, self.deliver, (self.b_port, data)))  # type: ignore[arg-type]
+        else:
+            heappush(lane._heap, (t, seq, self.deliver, (self.b_port, data)))
         return ser
