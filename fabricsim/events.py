@@ -65,7 +65,7 @@ class EventLoop:
             if t > now:
                 # the loop owns the clock and only moves it forward (ExternalClock.set
                 # without its check, once per event)
-                now = clock._ns = t
+                now = clock.ns = t
             fn = event[2]
             if fn is None:
                 # a lane's earliest event (Lane.at): fire it, its next one takes its place

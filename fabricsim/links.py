@@ -36,7 +36,7 @@ class Wire:
         "loop",
         "loss",
         "lost",
-        "now",
+        "clock",
         "packets",
         "rate_bps",
         "rng",
@@ -58,7 +58,7 @@ class Wire:
         bin_ns: int,
     ) -> None:
         self.loop = loop
-        self.now = loop.clock.now_ns
+        self.clock = loop.clock
         # packets on a wire arrive in the order they are sent: one lane of events
         self.lane = loop.lane()
         self.a, self.a_port, self.b, self.b_port = a, a_port, b, b_port
@@ -89,7 +89,7 @@ class Wire:
         if not self.up or (self.loss and self.rng.random() < self.loss):
             self.lost += 1
             return ser
-        now = self.now()
+        now = self.clock.ns
         self.packets += 1
         b = now // self.bin_ns
         bins = self.bins

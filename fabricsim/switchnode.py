@@ -120,7 +120,7 @@ class SwitchNode:
         ti = int(t)
         if ti < t:
             ti += 1
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         if ti < now:
             ti = now
         if wake_at is None or ti < wake_at:
@@ -171,7 +171,7 @@ class SwitchNode:
         self.pfc_frames += 1
         node, peer_port = peer
         self.loop.at(
-            self.loop.clock.now_ns() + wire.delay_ns + PAUSE_FRAME_NS,
+            self.loop.clock.ns + wire.delay_ns + PAUSE_FRAME_NS,
             node.on_pause,
             (peer_port, on),
         )
@@ -181,7 +181,7 @@ class SwitchNode:
         port, on = arg
         if port in self.tripped:
             return
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         self.sw.tm.pause(port, PFC_PRIORITY, on, now)
         if on:
             if port not in self.paused_since:
@@ -198,7 +198,7 @@ class SwitchNode:
         port, since = arg
         if self.paused_since.get(port) != since:
             return  # resumed (and maybe paused again) since
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         self.tripped.add(port)
         self.pause_ns += now - since
         del self.paused_since[port]
