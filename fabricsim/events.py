@@ -26,7 +26,9 @@ class EventLoop:
 
     def __init__(self) -> None:
         self.clock = ExternalClock()
-        self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
+        # (time, seq, callback, argument); a lane's head has None for callback and the
+        # lane's queue for argument
+        self._heap: list[tuple[int, int, Callable[[Any], None] | None, Any]] = []
         self._seq = itertools.count(1).__next__
         self._lanes: list[Lane] = []
         self.events = 0
@@ -50,20 +52,31 @@ class EventLoop:
         reached. `tick(now)` is called every 65536 events (progress reporting)."""
         heap = self._heap
         pop = heapq.heappop
+        push = heappush
         clock = self.clock
-        set_clock = clock.set
         now = clock.now_ns()
         n = self.events
         while heap and not self.stopped:
             event = pop(heap)
-            t, _seq, fn, arg = event
+            t = event[0]
             if t > until_ns:
-                heappush(heap, event)  # not due yet: back where it was
+                push(heap, event)  # not due yet: back where it was
                 break
             if t > now:
-                now = t
-                set_clock(t)
-            fn(arg)
+                # the loop owns the clock and only moves it forward (ExternalClock.set
+                # without its check, once per event)
+                now = clock.ns = t
+            fn = event[2]
+            if fn is None:
+                # a lane's earliest event (Lane.at): fire it, its next one takes its place
+                q = event[3]
+                _t, _seq, fn, arg = q.popleft()
+                if q:
+                    head = q[0]
+                    push(heap, (head[0], head[1], None, q))
+                fn(arg)
+            else:
+                fn(event[3])
             n += 1
             if tick is not None and not n & 0xFFFF:
                 tick(t)
@@ -87,13 +100,12 @@ class Lane:
     and sequence number `EventLoop.at` would give them, so they fire in the same order;
     an event due before the lane's last is scheduled on the loop directly."""
 
-    __slots__ = ("_heap", "_queue", "_seq", "fire")
+    __slots__ = ("_heap", "_queue", "_seq")
 
     def __init__(self, loop: EventLoop) -> None:
         self._heap = loop._heap
         self._seq = loop._seq
         self._queue: deque[tuple[int, int, Callable[[Any], None], Any]] = deque()
-        self.fire = self._fire
 
     def at(self, t_ns: int, fn: Callable[[Any], None], arg: Any = None) -> None:
         """Call `fn(arg)` at `t_ns`, as `EventLoop.at` does."""
@@ -101,15 +113,10 @@ class Lane:
         q = self._queue
         if not q:
             q.append((t_ns, seq, fn, arg))
-            heappush(self._heap, (t_ns, seq, self.fire, q))
+            # the lane's head: in the heap with no callback, `EventLoop.run` fires the
+            # lane's first event in its place
+            heappush(self._heap, (t_ns, seq, None, q))
         elif t_ns >= q[-1][0]:
             q.append((t_ns, seq, fn, arg))
         else:
             heappush(self._heap, (t_ns, seq, fn, arg))
-
-    def _fire(self, q: deque[tuple[int, int, Callable[[Any], None], Any]]) -> None:
-        _t, _seq, fn, arg = q.popleft()
-        if q:
-            t, seq = q[0][:2]
-            heappush(self._heap, (t, seq, self.fire, q))
-        fn(arg)

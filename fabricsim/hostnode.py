@@ -85,7 +85,7 @@ class HostNode:
     # ------------------------------------------------------------ flows
     def start_sender(self, s: Sender) -> None:
         self.senders[s.frames.ack_qp] = s
-        s.last_progress = self.loop.clock.now_ns()
+        s.last_progress = self.loop.clock.ns
         self.rr.append(s)
         self._kick()
         self._arm_timer()
@@ -100,7 +100,7 @@ class HostNode:
         if self.storm:
             self.dropped += 1
             return
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         op = data[42]
         qp = int.from_bytes(data[47:50], "big")
         if op == OP_DATA:
@@ -157,7 +157,7 @@ class HostNode:
 
     # ------------------------------------------------------------ transmit
     def _kick(self) -> None:
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         t = self.nic_free if self.nic_free > now else now
         if self.tx_at is None or t < self.tx_at:
             self.tx_at = t
@@ -169,7 +169,7 @@ class HostNode:
         self.tx_at = None
         if self.paused or self.wire is None:
             return
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         if now < self.nic_free:
             self._kick()
             return
@@ -222,12 +222,12 @@ class HostNode:
         if self.timer_at is not None or not self.rr:
             return
         rto = min(s.rto_ns for s in self.rr)
-        self.timer_at = self.loop.clock.now_ns() + rto // 4
+        self.timer_at = self.loop.clock.ns + rto // 4
         self.loop.at(self.timer_at, self._timer, self.timer_at)
 
     def _timer(self, t: int) -> None:
         self.timer_at = None
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         fired = False
         for s in list(self.rr):
             if s.done:
@@ -241,7 +241,7 @@ class HostNode:
     # ------------------------------------------------------------ PFC
     def on_pause(self, arg: tuple[int, bool]) -> None:
         on = arg[1]
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         if on and not self.paused:
             self.paused = True
             self.paused_since = now
@@ -255,7 +255,7 @@ class HostNode:
         self.storm = True
         if self.peer is not None and self.wire is not None:
             node, port = self.peer
-            self.loop.at(self.loop.clock.now_ns() + self.wire.delay_ns, node.on_pause, (port, True))
+            self.loop.at(self.loop.clock.ns + self.wire.delay_ns, node.on_pause, (port, True))
 
     def close_pauses(self, now: int) -> None:
         if self.paused:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from .events import EventLoop
@@ -35,7 +36,7 @@ class Wire:
         "loop",
         "loss",
         "lost",
-        "now",
+        "clock",
         "packets",
         "rate_bps",
         "rng",
@@ -57,7 +58,7 @@ class Wire:
         bin_ns: int,
     ) -> None:
         self.loop = loop
-        self.now = loop.clock.now_ns
+        self.clock = loop.clock
         # packets on a wire arrive in the order they are sent: one lane of events
         self.lane = loop.lane()
         self.a, self.a_port, self.b, self.b_port = a, a_port, b, b_port
@@ -88,10 +89,23 @@ class Wire:
         if not self.up or (self.loss and self.rng.random() < self.loss):
             self.lost += 1
             return ser
-        now = self.now()
+        now = self.clock.ns
         self.packets += 1
         b = now // self.bin_ns
         bins = self.bins
         bins[b] = bins.get(b, 0) + n
-        self.lane.at(now + ser + self.delay_ns, self.deliver, (self.b_port, data))  # type: ignore[arg-type]
+        # self.lane.at(arrival, self.deliver, (self.b_port, data)), written out (once per
+        # packet sent): packets on a wire arrive in the order they are sent, so the event
+        # joins the lane's queue (or heads it) unless it comes due before the last one
+        t = now + ser + self.delay_ns
+        lane = self.lane
+        seq = lane._seq()
+        q = lane._queue
+        if not q:
+            q.append((t, seq, self.deliver, (self.b_port, data)))  # type: ignore[arg-type]
+            heappush(lane._heap, (t, seq, None, q))
+        elif t >= q[-1][0]:
+            q.append((t, seq, self.deliver, (self.b_port, data)))  # type: ignore[arg-type]
+        else:
+            heappush(lane._heap, (t, seq, self.deliver, (self.b_port, data)))
         return ser

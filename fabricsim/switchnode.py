@@ -60,6 +60,8 @@ class SwitchNode:
         "int_reports",
         "on_report",
         "pipeline_runs",
+        "_arrive",
+        "_pfc_on",
     )
 
     def __init__(self, name: str, sw: Switch, loop: EventLoop, pfc: PfcParams) -> None:
@@ -84,17 +86,22 @@ class SwitchNode:
         # instead of keeping them: a run whose transport reads INT (fabricsim.int_echo)
         self.on_report: Callable[[bytes], None] | None = None
         sw.count_ingress = pfc.enabled
+        self._arrive = sw.arrive  # bound once: every packet calls it
+        self._pfc_on = pfc.enabled
         sw.set_output(self._send)
 
     # ------------------------------------------------------------ packets
     def receive(self, arg: tuple[int, bytes]) -> None:
         port, data = arg
         self.pipeline_runs += 1
-        t = self.sw.arrive(port, data)
-        if self.pfc.enabled:
+        t = self._arrive(port, data)
+        if self._pfc_on:
             self._check_xoff(port)
         if t is not None:
-            self._schedule(t)
+            wake_at = self.wake_at
+            # (a pending wake-up that comes first already covers t: see _schedule)
+            if wake_at is None or t < wake_at:
+                self._schedule(t)
 
     def wake(self, t: int) -> None:
         if self.wake_at != t:
@@ -115,7 +122,7 @@ class SwitchNode:
         ti = int(t)
         if ti < t:
             ti += 1
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         if ti < now:
             ti = now
         if wake_at is None or ti < wake_at:
@@ -166,7 +173,7 @@ class SwitchNode:
         self.pfc_frames += 1
         node, peer_port = peer
         self.loop.at(
-            self.loop.clock.now_ns() + wire.delay_ns + PAUSE_FRAME_NS,
+            self.loop.clock.ns + wire.delay_ns + PAUSE_FRAME_NS,
             node.on_pause,
             (peer_port, on),
         )
@@ -176,7 +183,7 @@ class SwitchNode:
         port, on = arg
         if port in self.tripped:
             return
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         self.sw.tm.pause(port, PFC_PRIORITY, on, now)
         if on:
             if port not in self.paused_since:
@@ -202,7 +209,7 @@ class SwitchNode:
         port, since = arg
         if self.paused_since.get(port) != since:
             return  # resumed (and maybe paused again) since
-        now = self.loop.clock.now_ns()
+        now = self.loop.clock.ns
         self.tripped.add(port)
         self._paused_for(port, now - since)
         del self.paused_since[port]

@@ -58,23 +58,25 @@ class SimClock:
 
 class ExternalClock:
     """A nanosecond clock owned by a simulator: only the owner calls `set`; switches built
-    on it read `now_ns()`/`now_us()` and never move it."""
+    on it read `now_ns()`/`now_us()` and never move it. `ns` is the time itself: code of
+    the owner's that reads the clock for every event may read it without a call, and the
+    owner's event loop may write it (forward only, as `set` would)."""
 
-    __slots__ = ("_ns",)
+    __slots__ = ("ns",)
 
     def __init__(self, start_ns: int = 0) -> None:
-        self._ns = start_ns
+        self.ns = start_ns
 
     def now_ns(self) -> int:
-        return self._ns
+        return self.ns
 
     def now_us(self) -> int:
-        return self._ns // 1000
+        return self.ns // 1000
 
     def set(self, ns: int) -> None:
-        if ns < self._ns:
+        if ns < self.ns:
             raise ValueError("time cannot go backwards")
-        self._ns = ns
+        self.ns = ns
 
 
 __all__ = ["Clock", "ExternalClock", "NsClock", "SimClock", "WallClock"]

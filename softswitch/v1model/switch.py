@@ -437,22 +437,39 @@ class Switch:
         owner with an external clock and an output callback (`set_output`)."""
         now = self._ticks()
         tm = self.tm
+        if not self.external_clock:
+            t = tm.next_time()
+            if t is not None and t <= now:
+                self._serve(now)
+            self._ingress(port, bytes(data), NORMAL, None, 0)
+            self._serve(now)
+            return tm.next_time()
+        # on an external clock, which stands still while the switch runs: `_serve(now)`
+        # is `_serve_external(now, now)`, and it serves nothing unless a packet is due by
+        # now (asked first here, once per packet, instead of in a call each time)
         t = tm.next_time()
         if t is not None and t <= now:
-            self._serve(now)
-        # on an external clock the packet may pass an idle queue (see _enqueue)
-        self._at_once = self.external_clock
+            self._serve_external(now, now)
+        # the packet may pass an idle queue (see _enqueue)
+        self._at_once = True
         try:
             self._ingress(port, bytes(data), NORMAL, None, 0)
         finally:
             self._at_once = False
-        self._serve(now)
-        return tm.next_time()
+        t = tm.next_time()
+        if t is not None and t <= now:
+            self._serve_external(now, now)
+            t = tm.next_time()
+        return t
 
     def wake(self) -> float | None:
         """Serve every packet due by now; return when the next one leaves a queue (None:
         queues empty). `serve` and `next_event_ns` in one call (see `arrive`)."""
-        self._serve(self._ticks())
+        now = self._ticks()
+        if self.external_clock:
+            self._serve_external(now, now)
+        else:
+            self._serve(now)
         return self.tm.next_time()
 
     def next_event_us(self) -> float | None:
@@ -511,10 +528,19 @@ class Switch:
         """`_serve` on an external clock, which stands still while the switch serves:
         every packet due by `t_until` leaves at `now`."""
         dequeue = self.tm.dequeue
-        dequeued = self._dequeued
+        egress = self._egress
+        per_us = self._ticks_per_us
         got = dequeue(t_until)  # None: nothing due by then
         while got is not None:
-            dequeued(got, now)
+            # _dequeued, written out (once per queued packet)
+            port, _prio, entry, deq_depth = got
+            ps, depth, truncate = entry.item
+            std = ps.std
+            std.enq_timestamp = (entry.enq_t // per_us) & 0xFFFFFFFF
+            std.enq_qdepth = entry.enq_qdepth
+            std.deq_timedelta = ((now - entry.enq_t) // per_us) & 0xFFFFFFFF
+            std.deq_qdepth = deq_depth
+            egress(port, ps, depth, truncate)
             got = dequeue(t_until)
 
     def _dequeued(self, got: tuple[int, int, Any, int], now: float) -> None:
@@ -658,8 +684,24 @@ class Switch:
             # set by BMv2's receive path only: resubmitted/recirculated passes read 0
             std.ingress_port = port
             std.ingress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, length)
-        payload = self._run_parser(data, hdr, meta, std)
+        # ctx.reset(std, length), written out: no request is pending after most passes
+        if ctx.requested:
+            ctx.reset(std, length)
+        else:
+            ctx.dirty = False
+            ctx.std = std
+            ctx.packet_length = length
+        # _run_parser, written out
+        pk = self._reader
+        pk.data = data
+        pk.off = 0
+        try:
+            self._parser(pk, hdr, meta, std)
+        except _ParserError as e:
+            std.parser_error = e.code
+        except _Reject:
+            pass
+        payload = ctx.payload = data[pk.off :]
         try:
             self._verify(hdr, meta)
         except _ExitSignal:
@@ -759,7 +801,12 @@ class Switch:
         std.egress_port = eport
         std.egress_spec = DROP_PORT + 1
         std.egress_global_timestamp = self._now_us() & 0xFFFFFFFFFFFF
-        ctx.reset(std, std.packet_length)
+        if ctx.requested:  # ctx.reset, written out as in _ingress
+            ctx.reset(std, std.packet_length)
+        else:
+            ctx.dirty = False
+            ctx.std = std
+            ctx.packet_length = std.packet_length
         ctx.payload = payload = ps.payload
         try:
             self._egress_block(hdr, ps.meta, std)
@@ -804,7 +851,18 @@ class Switch:
                 self._emit(eport, data)
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
-        self._recycle(ps)
+        # _recycle(ps), written out (once per packet)
+        spare = self._spare
+        if self._recycling and ps.hdr is not None and len(spare) < SPARE_STRUCTS:
+            meta, std = ps.meta, ps.std
+            ps.hdr = None
+            if ps.dirty:
+                hdr._reset()
+            else:
+                hdr._reset_valid()
+            meta._reset()
+            std._reset()
+            spare.append((hdr, meta, std))
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
 

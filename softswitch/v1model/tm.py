@@ -297,7 +297,15 @@ class TrafficManager:
             pq.last_depart[priority] = now
             pq.last_length[priority] = length
         else:  # the server is free (tested above): the packet leaves now, busy for it
-            pq.busy_until = now + pq.configs[priority].service_time(length, self.ticks_per_second)
+            # QueueConfig.service_time, written out as in dequeue
+            cfg = pq.configs[priority]
+            if cfg.rate_bps:
+                service = length * 8 * self.ticks_per_second / cfg.rate_bps
+            elif cfg.rate_pps:
+                service = self.ticks_per_second / cfg.rate_pps
+            else:
+                service = 0.0
+            pq.busy_until = now + service
         self._seq += 1
         if not pq.peak:
             pq.peak = 1
