@@ -95,10 +95,37 @@ def test_tna_tables_match_v1model(profile: tuple[str, list[str]], tmp_path: Path
         assert actions <= v1_actions, (name, actions - v1_actions)
 
 
+GROUP = "FabricIngress.load_balance.next_hop_group"
+# next_hop_group modes both targets must offer, with v1model's signature
+SHARED_GROUP_MODES = (
+    "use_ecmp",
+    "use_flowlet",
+    "use_spray_random",
+    "use_spray_round_robin",
+)
+
+
+def _actions_of(shape: dict[str, tuple[Keys, Actions]], table: str) -> dict[str, object]:
+    return {name.rsplit(".", 1)[-1]: params for name, params in shape[table][1]}
+
+
 def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
     tables = _shape(_tna("1", [], tmp_path)[0])
     assert "FabricEgress.ecn.ecn_config" in tables
     assert "FabricIngress.load_balance.next_hop_member" in tables
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> None:
+    """Every shared load-balancing mode exists on TNA with v1model's parameter names
+    and widths (the live-member mask included), in the core profile too."""
+    v1 = _actions_of(_shape(_p4test([str(V1MODEL)], tmp_path / "v1.txtpb")[0]), GROUP)
+    for defines in ([], ["-DWITH_CORE_ONLY"]):
+        tna = _actions_of(_shape(_tna(tofino, defines, tmp_path)[0]), GROUP)
+        for mode in SHARED_GROUP_MODES:
+            assert mode in tna, f"tofino{tofino} {defines}: {mode} missing"
+            assert tna[mode] == v1[mode], mode
+            assert ("live_members", 32) in tna[mode], mode  # type: ignore[operator]
 
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
@@ -124,6 +151,8 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.route_drop("10.9.0.0/16"),
             enc.group(7, GroupMode("ecmp"), size=3),
             enc.group(8, GroupMode("flowlet", gap_us=50), size=2, live=0b01),
+            enc.group(10, GroupMode("spray", spray="random"), size=4, live=0b1011),
+            enc.group(11, GroupMode("spray", spray="round_robin"), size=32),
             enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
             enc.ecn(4, EcnStep(threshold=20)),
         ]
