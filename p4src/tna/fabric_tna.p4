@@ -19,6 +19,7 @@
 #include "../include/headers.p4"
 #include "../include/lookup_md_init.p4"
 #include "include/metadata.p4"
+#include "include/adaptive.p4"
 #include "include/parser.p4"
 #include "include/hasher.p4"
 #include "include/routing.p4"
@@ -39,17 +40,31 @@ control FabricIngress(inout headers_t hdr,
     LoadBalance() load_balance;
 
     apply {
-        lookup_md_init.apply(hdr, meta.fab);
-        hasher.apply(meta.fab);
-        routing.apply(hdr, meta.fab, ig_tm_md);
+        if (meta.depth_report.isValid()) {
+            // a recirculated queue-depth report (adaptive.p4): LoadBalance
+            // records it, nothing forwards it
+            meta.lb.report = 1;
+            meta.lb.report_depth = meta.depth_report.depth;
+            meta.fab.fwd.group_id = meta.depth_report.group_id;
+            meta.fab.lb.member_index = meta.depth_report.member_index;
+        } else {
+            lookup_md_init.apply(hdr, meta.fab);
+            hasher.apply(meta.fab);
+            routing.apply(hdr, meta.fab, ig_tm_md);
+        }
         meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
         load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
         // a drop reason set by any stage drops the packet in the deparser
-        if (meta.fab.fwd.drop_reason != DROP_NONE) {
+        if (meta.fab.fwd.drop_reason != DROP_NONE || meta.lb.report == 1) {
             ig_dprsr_md.drop_ctl = 1;
         }
         meta.bridged.to_cpu = meta.fab.fwd.to_cpu;
         meta.bridged.drop_reason = meta.fab.fwd.drop_reason;
+        meta.bridged.group_id = meta.fab.fwd.group_id;
+        meta.bridged.member_index = meta.fab.lb.member_index;
+        if (meta.lb.mode == LB_MODE_ADAPTIVE && meta.fab.lb.member_found == 1) {
+            meta.bridged.adaptive = 1;
+        }
     }
 }
 
@@ -59,11 +74,16 @@ control FabricEgress(inout headers_t hdr,
                      in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    DepthReport() depth_report;
 #ifdef WITH_ECN
     Ecn() ecn;
 #endif // WITH_ECN
 
     apply {
+        if (meta.depth_report.isValid()) {
+            return;  // a mirrored depth report on its way to recirculation
+        }
+        depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
         ecn.apply(hdr, meta.bridged, eg_intr_md);
 #endif // WITH_ECN

@@ -102,6 +102,7 @@ SHARED_GROUP_MODES = (
     "use_flowlet",
     "use_spray_random",
     "use_spray_round_robin",
+    "use_adaptive",
 )
 
 
@@ -130,13 +131,13 @@ def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> No
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
     """The encoder's forwarding, group and ECN intents, encoded against each P4Info,
-    are the same P4Runtime messages (ids included: p4c derives them from the names);
-    modes TNA lacks fail in the encoder, naming the mode."""
+    are the same P4Runtime messages (ids included: p4c derives them from the names),
+    every load-balancing mode included."""
     from controller.codec import encode_entity
     from controller.lb import FabricEncoder
     from controller.lb.intent import NextHop
     from controller.lb.policy import EcnStep, GroupMode
-    from controller.p4info import P4InfoError, P4Schema
+    from controller.p4info import P4Schema
 
     v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
     tna = P4Schema(_tna("2", [], tmp_path)[0])
@@ -153,6 +154,7 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.group(8, GroupMode("flowlet", gap_us=50), size=2, live=0b01),
             enc.group(10, GroupMode("spray", spray="random"), size=4, live=0b1011),
             enc.group(11, GroupMode("spray", spray="round_robin"), size=32),
+            enc.group(12, GroupMode("adaptive"), size=5, live=0b10111),
             enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
             enc.ecn(4, EcnStep(threshold=20)),
         ]
@@ -161,5 +163,8 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             for e in entities
         ]
     assert messages["tna"] == messages["v1model"]
-    with pytest.raises(P4InfoError, match="adaptive"):
-        encoders["tna"].group(9, GroupMode("adaptive"), size=2)
+    # every mode the encoder knows exists on TNA now
+    for label in ("ecmp", "flowlet", "spray_random", "spray_round_robin", "adaptive"):
+        assert encoders["tna"].mode_action(GroupMode.parse(label)) == encoders[
+            "v1model"
+        ].mode_action(GroupMode.parse(label))

@@ -18,7 +18,13 @@
 //   use_spray_round_robin a per-group counter Register; its RegisterAction
 //                         returns the slot and advances it, wrapping at
 //                         group_size - 1, in one pass
-//   use_adaptive          adaptive.p4 (DRILL(2,0) over egress-fed slot depths)
+//   use_adaptive          two samples, the random pick and the group's
+//                         round-robin slot; the one whose slot depth
+//                         (adaptive.p4, fed back from egress) is lower wins,
+//                         ties to the random one. v1model's DRILL(2,1) also
+//                         remembers the last winner: that is a second access
+//                         to one register in one pass, so TNA samples a
+//                         rotating slot instead (it visits every slot in turn)
 //
 // Liveness as v1model: a chosen slot whose live bit is clear is replaced by the
 // next live slot, cyclically. Tofino's ALUs shift by constants only, so the
@@ -69,6 +75,7 @@ control LoadBalance(inout headers_t hdr,
     };
 
     Random<bit<8>>() spray_random;
+    SlotDepth() slot_depth;
 
     // ---------------------------------------------------------- group modes
     action use_ecmp(bit<8> group_size, member_mask_t live_members) {
@@ -97,6 +104,13 @@ control LoadBalance(inout headers_t hdr,
         tlb.mode = LB_MODE_ROUND_ROBIN;
     }
 
+    action use_adaptive(bit<8> group_size, member_mask_t live_members) {
+        meta.lb.group_size = group_size;
+        meta.lb.live_members = live_members;
+        tlb.last_slot = group_size - 1;
+        tlb.mode = LB_MODE_ADAPTIVE;
+    }
+
     action group_miss() {
         meta.fwd.drop_reason = DROP_GROUP_MISS;
     }
@@ -110,6 +124,7 @@ control LoadBalance(inout headers_t hdr,
             use_flowlet;
             use_spray_random;
             use_spray_round_robin;
+            use_adaptive;
             @defaultonly group_miss;
         }
         const default_action = group_miss();
@@ -148,42 +163,76 @@ control LoadBalance(inout headers_t hdr,
         bit<16> rem = 0;
         bit<16> div = 0;
         member_index_t idx = 0;
+        member_index_t rotating = 0;
         member_mask_t live = 0;
         member_mask_t slot_bit = 1;
-        if (meta.fwd.routed == 0 || meta.fwd.drop_reason != DROP_NONE) {
+        bit<LB_SLOT_INDEX_BITS> slot_a = 0;
+        bit<LB_SLOT_INDEX_BITS> slot_b = 0;
+        bit<32> depth_a = 0;
+        bit<32> depth_b = 0;
+        if (tlb.report == 1) {
+            // a depth report: record it (SlotDepth) and stop; ingress drops it
+            slot_a = meta.fwd.group_id[LB_GROUP_INDEX_BITS - 1:0]
+                     ++ meta.lb.member_index[LB_MEMBER_BITS - 1:0];
+            slot_b = slot_a;
+        } else if (meta.fwd.routed == 0 || meta.fwd.drop_reason != DROP_NONE) {
+            return;
+        } else {
+            next_hop_group.apply();
+        }
+        // returns outside the branches that set the slots: p4c's
+        // use-before-definition check does not follow them inside
+        if (tlb.report == 0 && (meta.fwd.drop_reason != DROP_NONE || meta.lb.group_size == 0)) {
             return;
         }
-        next_hop_group.apply();
-        if (meta.fwd.drop_reason != DROP_NONE || meta.lb.group_size == 0) {
+        if (tlb.report == 0) {
+            // -------------------------------------------------- the pick
+            if (tlb.mode == LB_MODE_FLOWLET) {
+                // a new flowlet's candidate mixes in the clock so it may move
+                pick = pick ^ tlb.now_us[7:0];
+            } else if (tlb.mode == LB_MODE_RANDOM || tlb.mode == LB_MODE_ADAPTIVE) {
+                pick = spray_random.get();
+            }
+            if (tlb.mode == LB_MODE_ROUND_ROBIN || tlb.mode == LB_MODE_ADAPTIVE) {
+                // in range unless the group shrank since the last packet
+                rotating = round_robin_take.execute(
+                    meta.fwd.group_id[LB_GROUP_INDEX_BITS - 1:0]);
+                if (tlb.mode == LB_MODE_ROUND_ROBIN) {
+                    pick = rotating;  // the reduction below folds it back
+                }
+            }
+            // pick mod group_size
+            rem = (bit<16>)pick;
+            div = (bit<16>)meta.lb.group_size;
+            if (rem >= div << 7) { rem = rem - (div << 7); }
+            if (rem >= div << 6) { rem = rem - (div << 6); }
+            if (rem >= div << 5) { rem = rem - (div << 5); }
+            if (rem >= div << 4) { rem = rem - (div << 4); }
+            if (rem >= div << 3) { rem = rem - (div << 3); }
+            if (rem >= div << 2) { rem = rem - (div << 2); }
+            if (rem >= div << 1) { rem = rem - (div << 1); }
+            if (rem >= div) { rem = rem - div; }
+            idx = rem[7:0];
+            if (tlb.mode == LB_MODE_FLOWLET) {
+                // the flowlet keeps its slot; liveness is checked after, as v1model
+                tlb.candidate = (bit<32>)rem;
+                idx = flowlet_pick.execute(meta.flow_hash[FLOWLET_INDEX_BITS - 1:0])[7:0];
+            }
+            if (rotating >= meta.lb.group_size) {
+                rotating = idx;
+            }
+            slot_a = meta.fwd.group_id[LB_GROUP_INDEX_BITS - 1:0] ++ idx[LB_MEMBER_BITS - 1:0];
+            slot_b = meta.fwd.group_id[LB_GROUP_INDEX_BITS - 1:0]
+                     ++ rotating[LB_MEMBER_BITS - 1:0];
+        }
+        if (tlb.report == 1 || tlb.mode == LB_MODE_ADAPTIVE) {
+            slot_depth.apply(tlb.report, tlb.report_depth, slot_a, slot_b, depth_a, depth_b);
+        }
+        if (tlb.report == 1) {
             return;
         }
-        // ------------------------------------------------------ the pick
-        if (tlb.mode == LB_MODE_FLOWLET) {
-            // a new flowlet's candidate mixes in the clock so it may move
-            pick = pick ^ tlb.now_us[7:0];
-        } else if (tlb.mode == LB_MODE_RANDOM) {
-            pick = spray_random.get();
-        } else if (tlb.mode == LB_MODE_ROUND_ROBIN) {
-            // in range unless the group shrank since the last packet: the
-            // reduction below folds it back
-            pick = round_robin_take.execute(meta.fwd.group_id[LB_GROUP_INDEX_BITS - 1:0]);
-        }
-        // pick mod group_size
-        rem = (bit<16>)pick;
-        div = (bit<16>)meta.lb.group_size;
-        if (rem >= div << 7) { rem = rem - (div << 7); }
-        if (rem >= div << 6) { rem = rem - (div << 6); }
-        if (rem >= div << 5) { rem = rem - (div << 5); }
-        if (rem >= div << 4) { rem = rem - (div << 4); }
-        if (rem >= div << 3) { rem = rem - (div << 3); }
-        if (rem >= div << 2) { rem = rem - (div << 2); }
-        if (rem >= div << 1) { rem = rem - (div << 1); }
-        if (rem >= div) { rem = rem - div; }
-        idx = rem[7:0];
-        if (tlb.mode == LB_MODE_FLOWLET) {
-            // the flowlet keeps its slot; liveness is checked after, as v1model
-            tlb.candidate = (bit<32>)rem;
-            idx = flowlet_pick.execute(meta.flow_hash[FLOWLET_INDEX_BITS - 1:0])[7:0];
+        if (tlb.mode == LB_MODE_ADAPTIVE && depth_b < depth_a) {
+            idx = rotating;
         }
 
         // ------------------------------------------------------ liveness

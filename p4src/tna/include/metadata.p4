@@ -7,12 +7,30 @@
 
 // TNA gives egress fresh user metadata, so what egress needs travels as a
 // header. Byte-aligned, as bf-p4c packs it as written.
+// The first byte of what the egress parser sees tells a bridged packet from a
+// mirrored copy (whose mirror header comes first).
+const bit<8> BRIDGED_KIND = 0;
+const bit<8> DEPTH_REPORT_KIND = 1;
+
 header bridged_md_t {
-    bit<7>        _pad0;
-    port_num_t    ingress_port;
-    bit<7>        _pad1;
-    bit<1>        to_cpu;
-    drop_reason_t drop_reason;
+    bit<8>         kind;            // BRIDGED_KIND
+    bit<7>         _pad0;
+    port_num_t     ingress_port;
+    bit<6>         _pad1;
+    bit<1>         adaptive;        // forwarded by use_adaptive: report its depth
+    bit<1>         to_cpu;
+    drop_reason_t  drop_reason;
+    group_id_t     group_id;
+    member_index_t member_index;
+}
+
+// A queue-depth report (adaptive.p4): the egress mirror header and, after
+// recirculation, what the ingress parser reads on DEPTH_REPORT_PORT.
+header depth_report_h {
+    bit<8>         kind;            // DEPTH_REPORT_KIND
+    group_id_t     group_id;
+    member_index_t member_index;
+    bit<32>        depth;           // deq_qdepth, cells
 }
 
 // Operands of TNA's stateful ALUs: a RegisterAction reads metadata, so the
@@ -26,16 +44,22 @@ const bit<3> LB_MODE_ADAPTIVE    = 4;
 
 // index width of the per-group registers (LB_MAX_GROUPS = 2^10)
 #define LB_GROUP_INDEX_BITS 10
+// index width of the per-(group, slot) registers (LB_MEMBER_SLOTS = 2^15)
+#define LB_SLOT_INDEX_BITS 15
 
 struct tna_lb_metadata_t {
     bit<32>        now_us;
     bit<32>        candidate;
     bit<3>         mode;
     member_index_t last_slot;   // group_size - 1: the round-robin wrap point
+    bit<1>         report;      // this packet is a depth report (adaptive.p4)
+    bit<32>        report_depth;
 }
 
 struct tna_metadata_t {
     bridged_md_t      bridged;
+    depth_report_h    depth_report;   // parsed: a recirculated report
+    depth_report_h    depth_mirror;   // built in egress: the mirror header
     local_metadata_t  fab;
     tna_lb_metadata_t lb;
 }

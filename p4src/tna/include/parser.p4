@@ -19,11 +19,15 @@ parser FabricIngressParser(packet_in pkt,
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
         meta.bridged.setValid();
+        meta.bridged.kind = BRIDGED_KIND;
         meta.bridged._pad0 = 0;
         meta.bridged._pad1 = 0;
         meta.bridged.ingress_port = ig_intr_md.ingress_port;
+        meta.bridged.adaptive = 0;
         meta.bridged.to_cpu = 0;
         meta.bridged.drop_reason = DROP_NONE;
+        meta.bridged.group_id = 0;
+        meta.bridged.member_index = 0;
         meta.fab.fwd.from_cpu = 0;
         meta.fab.fwd.to_cpu = 0;
         meta.fab.fwd.routed = 0;
@@ -39,8 +43,14 @@ parser FabricIngressParser(packet_in pkt,
         meta.fab.lb.member_found = 0;
         transition select(ig_intr_md.ingress_port) {
             CPU_PORT: parse_packet_out;
+            DEPTH_REPORT_PORT: parse_depth_report;
             default: parse_ethernet;
         }
+    }
+
+    state parse_depth_report {
+        pkt.extract(meta.depth_report);
+        transition accept;
     }
 
     state parse_packet_out {
@@ -137,6 +147,19 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(eg_intr_md);
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
+        transition select(pkt.lookahead<bit<8>>()) {
+            DEPTH_REPORT_KIND: parse_depth_report;
+            default: parse_bridged;
+        }
+    }
+
+    // a mirrored depth report: the copy is sent as it is (adaptive.p4)
+    state parse_depth_report {
+        pkt.extract(meta.depth_report);
+        transition accept;
+    }
+
+    state parse_bridged {
         pkt.extract(meta.bridged);
         transition parse_ethernet;
     }
@@ -166,8 +189,12 @@ control FabricEgressDeparser(packet_out pkt,
                              in tna_metadata_t meta,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
+    Mirror(MIRROR_TYPE_DEPTH_REPORT) depth_mirror;
 
     apply {
+        if (eg_dprsr_md.mirror_type == MIRROR_TYPE_DEPTH_REPORT) {
+            depth_mirror.emit(DEPTH_REPORT_SESSION, meta.depth_mirror);
+        }
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -175,6 +202,7 @@ control FabricEgressDeparser(packet_out pkt,
                 hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
                 hdr.ipv4.src_addr, hdr.ipv4.dst_addr });
         }
+        pkt.emit(meta.depth_report);
         pkt.emit(hdr.packet_in);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
