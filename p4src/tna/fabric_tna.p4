@@ -10,8 +10,9 @@
 #include "include/shim.p4"
 
 // Profiles as ../fabric.p4: with none given, every feature TNA has is built.
-#if !defined(WITH_ECN) && !defined(WITH_CORE_ONLY)
+#if !defined(WITH_ECN) && !defined(WITH_CONGESTION) && !defined(WITH_CORE_ONLY)
 #define WITH_ECN
+#define WITH_CONGESTION
 #endif
 
 #include "../include/define.p4"
@@ -27,6 +28,9 @@
 #ifdef WITH_ECN
 #include "include/ecn.p4"
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+#include "include/cnp.p4"
+#endif // WITH_CONGESTION
 
 control FabricIngress(inout headers_t hdr,
                       inout tna_metadata_t meta,
@@ -62,6 +66,7 @@ control FabricIngress(inout headers_t hdr,
         meta.bridged.drop_reason = meta.fab.fwd.drop_reason;
         meta.bridged.group_id = meta.fab.fwd.group_id;
         meta.bridged.member_index = meta.fab.lb.member_index;
+        meta.bridged.flow_slot = meta.fab.flow_hash[CNP_INDEX_BITS - 1:0];
         if (meta.lb.mode == LB_MODE_ADAPTIVE && meta.fab.lb.member_found == 1) {
             meta.bridged.adaptive = 1;
         }
@@ -78,15 +83,29 @@ control FabricEgress(inout headers_t hdr,
 #ifdef WITH_ECN
     Ecn() ecn;
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+    CnpTrigger() cnp_trigger;
+    CnpBuilder() cnp_builder;
+#endif // WITH_CONGESTION
 
     apply {
         if (meta.depth_report.isValid()) {
             return;  // a mirrored depth report on its way to recirculation
         }
+#ifdef WITH_CONGESTION
+        if (meta.cnp_mirror.isValid()) {
+            cnp_builder.apply(hdr, meta, eg_dprsr_md);
+            return;  // a mirrored copy becoming a CNP
+        }
+#endif // WITH_CONGESTION
         depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
         ecn.apply(hdr, meta.bridged, eg_intr_md);
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+        // after ECN and the depth report: the mirror header is the CNP's when both ask
+        cnp_trigger.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+#endif // WITH_CONGESTION
     }
 }
 

@@ -19,7 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TNA = ROOT / "p4src" / "tna" / "fabric_tna.p4"
 V1MODEL = ROOT / "p4src" / "fabric.p4"
 # (Tofino generation, profile defines): every TNA profile on both chips
-PROFILES = [(t, d) for t in ("1", "2") for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"])]
+PROFILES = [
+    (t, d)
+    for t in ("1", "2")
+    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
+]
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("p4test") is None, reason="p4test is not on PATH"),
@@ -110,10 +114,15 @@ def _actions_of(shape: dict[str, tuple[Keys, Actions]], table: str) -> dict[str,
     return {name.rsplit(".", 1)[-1]: params for name, params in shape[table][1]}
 
 
-def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
+def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     tables = _shape(_tna("1", [], tmp_path)[0])
     assert "FabricEgress.ecn.ecn_config" in tables
     assert "FabricIngress.load_balance.next_hop_member" in tables
+    # decided in egress on TNA, under v1model's name so the encoder's intent is the same
+    assert "FabricIngress.cnp_trigger.cnp_config" in tables
+    assert "FabricIngress.cnp_trigger.cnp_config" not in _shape(
+        _tna("1", ["-DWITH_ECN"], tmp_path)[0]
+    )
 
 
 @pytest.mark.parametrize("tofino", ["1", "2"])
@@ -130,13 +139,13 @@ def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> No
 
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
-    """The encoder's forwarding, group and ECN intents, encoded against each P4Info,
+    """The encoder's forwarding, group, ECN and CNP intents, encoded against each P4Info,
     are the same P4Runtime messages (ids included: p4c derives them from the names),
     every load-balancing mode included."""
     from controller.codec import encode_entity
     from controller.lb import FabricEncoder
     from controller.lb.intent import NextHop
-    from controller.lb.policy import EcnStep, GroupMode
+    from controller.lb.policy import Cnp, EcnStep, GroupMode
     from controller.p4info import P4Schema
 
     v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
@@ -157,6 +166,7 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.group(12, GroupMode("adaptive"), size=5, live=0b10111),
             enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
             enc.ecn(4, EcnStep(threshold=20)),
+            enc.cnp(5, Cnp(queue_threshold=40, interval_us=50, dscp=48)),
         ]
         messages[target] = [
             encode_entity(schemas[target], e).SerializeToString(deterministic=True)

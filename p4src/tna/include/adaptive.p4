@@ -33,7 +33,6 @@
 #define DEPTH_REPORT_PORT 68
 #endif
 const MirrorId_t DEPTH_REPORT_SESSION = 2;
-const MirrorType_t MIRROR_TYPE_DEPTH_REPORT = 1;
 
 // At most one report per (group, slot) in this many microseconds (1.024 us units).
 #ifndef DEPTH_REPORT_INTERVAL_US

@@ -11,6 +11,11 @@
 // mirrored copy (whose mirror header comes first).
 const bit<8> BRIDGED_KIND = 0;
 const bit<8> DEPTH_REPORT_KIND = 1;
+const bit<8> CNP_KIND = 2;
+
+// eg_dprsr_md.mirror_type of the two egress mirrors (adaptive.p4, cnp.p4)
+const MirrorType_t MIRROR_TYPE_DEPTH_REPORT = 1;
+const MirrorType_t MIRROR_TYPE_CNP = 2;
 
 header bridged_md_t {
     bit<8>         kind;            // BRIDGED_KIND
@@ -22,6 +27,15 @@ header bridged_md_t {
     drop_reason_t  drop_reason;
     group_id_t     group_id;
     member_index_t member_index;
+    bit<4>         _pad2;
+    bit<CNP_INDEX_BITS> flow_slot;  // flow hash bits: CNP rate-limit slot
+}
+
+// The mirror header of a CNP copy (cnp.p4).
+header cnp_mirror_h {
+    bit<8> kind;                    // CNP_KIND
+    bit<2> _pad;
+    bit<6> dscp;
 }
 
 // A queue-depth report (adaptive.p4): the egress mirror header and, after
@@ -56,10 +70,19 @@ struct tna_lb_metadata_t {
     bit<32>        report_depth;
 }
 
+// Egress operands of the CNP rate limiter's stateful ALU.
+struct tna_cnp_metadata_t {
+    bit<32> now_us;
+    bit<32> interval_us;
+}
+
 struct tna_metadata_t {
     bridged_md_t      bridged;
     depth_report_h    depth_report;   // parsed: a recirculated report
     depth_report_h    depth_mirror;   // built in egress: the mirror header
+    cnp_mirror_h      cnp_mirror;     // parsed on a CNP copy, built on its original
+    MirrorId_t        mirror_session;
+    tna_cnp_metadata_t cnp;
     local_metadata_t  fab;
     tna_lb_metadata_t lb;
 }

@@ -18,6 +18,8 @@ parser FabricIngressParser(packet_in pkt,
         pkt.advance(PORT_METADATA_SIZE);
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
+        meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.mirror_session = 0;
         meta.bridged.setValid();
         meta.bridged.kind = BRIDGED_KIND;
         meta.bridged._pad0 = 0;
@@ -28,6 +30,8 @@ parser FabricIngressParser(packet_in pkt,
         meta.bridged.drop_reason = DROP_NONE;
         meta.bridged.group_id = 0;
         meta.bridged.member_index = 0;
+        meta.bridged._pad2 = 0;
+        meta.bridged.flow_slot = 0;
         meta.fab.fwd.from_cpu = 0;
         meta.fab.fwd.to_cpu = 0;
         meta.fab.fwd.routed = 0;
@@ -147,10 +151,19 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(eg_intr_md);
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
+        meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.mirror_session = 0;
         transition select(pkt.lookahead<bit<8>>()) {
             DEPTH_REPORT_KIND: parse_depth_report;
+            CNP_KIND: parse_cnp_mirror;
             default: parse_bridged;
         }
+    }
+
+    // a mirrored CNP copy: CnpBuilder rebuilds its headers (cnp.p4)
+    state parse_cnp_mirror {
+        pkt.extract(meta.cnp_mirror);
+        transition parse_ethernet;
     }
 
     // a mirrored depth report: the copy is sent as it is (adaptive.p4)
@@ -175,11 +188,31 @@ parser FabricEgressParser(packet_in pkt,
 
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition accept;
+        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (IPV4_IHL_MIN, 0, IP_PROTO_UDP): parse_udp;
+            default: accept;
+        }
     }
 
     state parse_ipv6 {
         pkt.extract(hdr.ipv6);
+        transition select(hdr.ipv6.next_hdr) {
+            IP_PROTO_UDP: parse_udp;
+            default: accept;
+        }
+    }
+
+    // UDP and the BTH: CnpTrigger and CnpBuilder read them
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            UDP_PORT_ROCEV2: parse_bth;
+            default: accept;
+        }
+    }
+
+    state parse_bth {
+        pkt.extract(hdr.bth);
         transition accept;
     }
 }
@@ -190,11 +223,19 @@ control FabricEgressDeparser(packet_out pkt,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
     Mirror(MIRROR_TYPE_DEPTH_REPORT) depth_mirror;
+#ifdef WITH_CONGESTION
+    Mirror(MIRROR_TYPE_CNP) cnp_mirror;
+#endif // WITH_CONGESTION
 
     apply {
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_DEPTH_REPORT) {
             depth_mirror.emit(DEPTH_REPORT_SESSION, meta.depth_mirror);
         }
+#ifdef WITH_CONGESTION
+        if (eg_dprsr_md.mirror_type == MIRROR_TYPE_CNP) {
+            cnp_mirror.emit(meta.mirror_session, meta.cnp_mirror);
+        }
+#endif // WITH_CONGESTION
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -207,6 +248,9 @@ control FabricEgressDeparser(packet_out pkt,
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv6);
+        pkt.emit(hdr.udp);
+        pkt.emit(hdr.bth);
+        pkt.emit(hdr.cnp_payload);
     }
 }
 
