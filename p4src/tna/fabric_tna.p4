@@ -22,6 +22,7 @@
 #include "include/metadata.p4"
 #include "include/adaptive.p4"
 #include "include/parser.p4"
+#include "include/packet_io.p4"
 #include "include/hasher.p4"
 #include "include/routing.p4"
 #include "include/load_balance.p4"
@@ -38,6 +39,7 @@ control FabricIngress(inout headers_t hdr,
                       in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                       inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    PacketIoIngress() packet_io;
     LookupMdInit() lookup_md_init;
     Hasher() hasher;
     Routing() routing;
@@ -52,6 +54,7 @@ control FabricIngress(inout headers_t hdr,
             meta.fab.fwd.group_id = meta.depth_report.group_id;
             meta.fab.lb.member_index = meta.depth_report.member_index;
         } else {
+            packet_io.apply(hdr, meta.fab, ig_tm_md);
             lookup_md_init.apply(hdr, meta.fab);
             hasher.apply(meta.fab);
             routing.apply(hdr, meta.fab, ig_tm_md);
@@ -79,6 +82,7 @@ control FabricEgress(inout headers_t hdr,
                      in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    PacketIoEgress() packet_io;
     DepthReport() depth_report;
 #ifdef WITH_ECN
     Ecn() ecn;
@@ -98,6 +102,7 @@ control FabricEgress(inout headers_t hdr,
             return;  // a mirrored copy becoming a CNP
         }
 #endif // WITH_CONGESTION
+        packet_io.apply(hdr, meta.bridged, eg_intr_md);
         depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
         ecn.apply(hdr, meta.bridged, eg_intr_md);

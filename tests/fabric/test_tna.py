@@ -125,6 +125,22 @@ def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     )
 
 
+def _packet_metadata(info: p4info_pb2.P4Info) -> dict[str, tuple[tuple[str, int], ...]]:
+    return {
+        c.preamble.name: tuple((m.name, m.bitwidth) for m in c.metadata)
+        for c in info.controller_packet_metadata
+    }
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_tna_packet_in_out_headers_are_the_v1model_ones(tofino: str, tmp_path: Path) -> None:
+    """The controller reads and writes the same packet-in/out metadata on both targets."""
+    v1 = _packet_metadata(_p4test([str(V1MODEL)], tmp_path / "v1.txtpb")[0])
+    tna = _packet_metadata(_tna(tofino, [], tmp_path)[0])
+    assert set(tna) == {"packet_in", "packet_out"}
+    assert tna == v1
+
+
 @pytest.mark.parametrize("tofino", ["1", "2"])
 def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> None:
     """Every shared load-balancing mode exists on TNA with v1model's parameter names
