@@ -15,6 +15,11 @@
 #define WITH_CONGESTION
 #endif
 
+// Trimming cuts in ingress, which only Tofino 2 can (docs/tna.md)
+#if defined(WITH_CONGESTION) && __TARGET_TOFINO__ == 2
+#define TNA_TRIM
+#endif
+
 #include "../include/define.p4"
 #include "../include/size.p4"
 #include "../include/headers.p4"
@@ -32,6 +37,9 @@
 #ifdef WITH_CONGESTION
 #include "include/cnp.p4"
 #endif // WITH_CONGESTION
+#ifdef TNA_TRIM
+#include "include/trim.p4"
+#endif // TNA_TRIM
 
 control FabricIngress(inout headers_t hdr,
                       inout tna_metadata_t meta,
@@ -44,12 +52,17 @@ control FabricIngress(inout headers_t hdr,
     Hasher() hasher;
     Routing() routing;
     LoadBalance() load_balance;
+#ifdef TNA_TRIM
+    Trim() trim;
+#endif // TNA_TRIM
 
     apply {
         if (meta.depth_report.isValid()) {
             // a recirculated queue-depth report (adaptive.p4): LoadBalance
             // records it, nothing forwards it
             meta.lb.report = 1;
+            meta.lb.report_slot = meta.depth_report.adaptive;
+            meta.lb.report_port = meta.depth_report.port;
             meta.lb.report_depth = meta.depth_report.depth;
             meta.fab.fwd.group_id = meta.depth_report.group_id;
             meta.fab.lb.member_index = meta.depth_report.member_index;
@@ -61,6 +74,9 @@ control FabricIngress(inout headers_t hdr,
         }
         meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
         load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
+#ifdef TNA_TRIM
+        trim.apply(hdr, meta.fab, meta.lb, ig_dprsr_md, ig_tm_md);
+#endif // TNA_TRIM
         // a drop reason set by any stage drops the packet in the deparser
         if (meta.fab.fwd.drop_reason != DROP_NONE || meta.lb.report == 1) {
             ig_dprsr_md.drop_ctl = 1;

@@ -125,6 +125,15 @@ def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     )
 
 
+def test_trimming_is_built_for_tofino2_only(tmp_path: Path) -> None:
+    """Trimming cuts in ingress (mtu_trunc_len), which only Tofino 2 has; its table
+    keeps v1model's shape (checked with the others) and is left out on Tofino 1."""
+    trim = "FabricIngress.trim.trim_config"
+    assert trim in _shape(_tna("2", ["-DWITH_CONGESTION"], tmp_path)[0])
+    assert trim not in _shape(_tna("2", ["-DWITH_ECN"], tmp_path)[0])
+    assert trim not in _shape(_tna("1", [], tmp_path)[0])
+
+
 def _packet_metadata(info: p4info_pb2.P4Info) -> dict[str, tuple[tuple[str, int], ...]]:
     return {
         c.preamble.name: tuple((m.name, m.bitwidth) for m in c.metadata)
@@ -155,13 +164,13 @@ def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> No
 
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
-    """The encoder's forwarding, group, ECN and CNP intents, encoded against each P4Info,
+    """The encoder's forwarding, group, ECN, CNP and trim intents, encoded against each P4Info,
     are the same P4Runtime messages (ids included: p4c derives them from the names),
     every load-balancing mode included."""
     from controller.codec import encode_entity
     from controller.lb import FabricEncoder
     from controller.lb.intent import NextHop
-    from controller.lb.policy import Cnp, EcnStep, GroupMode
+    from controller.lb.policy import Cnp, EcnStep, GroupMode, Trim
     from controller.p4info import P4Schema
 
     v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
@@ -183,6 +192,7 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
             enc.ecn(4, EcnStep(threshold=20)),
             enc.cnp(5, Cnp(queue_threshold=40, interval_us=50, dscp=48)),
+            enc.trim(6, Trim(queue_threshold=30, dscp=46, priority=1)),
         ]
         messages[target] = [
             encode_entity(schemas[target], e).SerializeToString(deterministic=True)

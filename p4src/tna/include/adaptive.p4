@@ -21,7 +21,8 @@
 // access to one register in one pass, which Tofino does not allow). Two copies
 // of the state exist because each register serves one index per packet and the
 // choice compares two slots. A slot not reported yet reads 0 (idle), as in
-// v1model. Tofino 2's ghost threads would deliver per-queue depths without the
+// v1model. With trimming (Tofino 2, WITH_CONGESTION) the other data packets
+// report too, sampled per port, and the report's port feeds trim.p4. Tofino 2's ghost threads would deliver per-queue depths without the
 // mirror, but they name queues, not slots: docs/tna.md.
 
 #ifndef __FABRIC_TNA_ADAPTIVE__
@@ -84,8 +85,11 @@ control DepthReport(inout tna_metadata_t meta,
                     in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                     inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
 
-    // last report time per (group, slot)
+    // last report time per (group, slot), and per port for trimming's reports
     Register<bit<32>, bit<LB_SLOT_INDEX_BITS>>(LB_MEMBER_SLOTS, 0) report_last;
+#ifdef TNA_TRIM
+    Register<bit<32>, port_num_t>(PORT_COUNT, 0) port_report_last;
+#endif
 
     RegisterAction<bit<32>, bit<LB_SLOT_INDEX_BITS>, bit<1>>(report_last) report_due = {
         void apply(inout bit<32> value, out bit<1> due) {
@@ -97,17 +101,42 @@ control DepthReport(inout tna_metadata_t meta,
         }
     };
 
+#ifdef TNA_TRIM
+    RegisterAction<bit<32>, port_num_t, bit<1>>(port_report_last) port_report_due = {
+        void apply(inout bit<32> value, out bit<1> due) {
+            due = 0;
+            if (meta.lb.now_us - value >= DEPTH_REPORT_INTERVAL_US) {
+                value = meta.lb.now_us;
+                due = 1;
+            }
+        }
+    };
+#endif
+
     apply {
-        if (!meta.bridged.isValid() || meta.bridged.adaptive == 0
+        bit<1> due = 0;
+        if (!meta.bridged.isValid() || meta.bridged.to_cpu == 1
                 || eg_intr_md.egress_qid != DATA_QID) {
             return;
         }
         meta.lb.now_us = eg_prsr_md.global_tstamp[41:10];
-        bit<LB_SLOT_INDEX_BITS> slot = meta.bridged.group_id[LB_GROUP_INDEX_BITS - 1:0]
-                                       ++ meta.bridged.member_index[LB_MEMBER_BITS - 1:0];
-        if (report_due.execute(slot) == 1) {
+        if (meta.bridged.adaptive == 1) {
+            bit<LB_SLOT_INDEX_BITS> slot = meta.bridged.group_id[LB_GROUP_INDEX_BITS - 1:0]
+                                           ++ meta.bridged.member_index[LB_MEMBER_BITS - 1:0];
+            due = report_due.execute(slot);
+        }
+#ifdef TNA_TRIM
+        else {
+            // trimming needs every port's depth, adaptive groups or not
+            due = port_report_due.execute(eg_intr_md.egress_port);
+        }
+#endif
+        if (due == 1) {
             meta.depth_mirror.setValid();
             meta.depth_mirror.kind = DEPTH_REPORT_KIND;
+            meta.depth_mirror._pad = 0;
+            meta.depth_mirror.adaptive = meta.bridged.adaptive;
+            meta.depth_mirror.port = eg_intr_md.egress_port;
             meta.depth_mirror.group_id = meta.bridged.group_id;
             meta.depth_mirror.member_index = meta.bridged.member_index;
             meta.depth_mirror.depth = (bit<32>)eg_intr_md.deq_qdepth;

@@ -226,7 +226,7 @@ control LoadBalance(inout headers_t hdr,
                      ++ rotating[LB_MEMBER_BITS - 1:0];
         }
         if (tlb.report == 1 || tlb.mode == LB_MODE_ADAPTIVE) {
-            slot_depth.apply(tlb.report, tlb.report_depth, slot_a, slot_b, depth_a, depth_b);
+            slot_depth.apply(tlb.report_slot, tlb.report_depth, slot_a, slot_b, depth_a, depth_b);
         }
         if (tlb.report == 1) {
             return;

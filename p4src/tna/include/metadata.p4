@@ -38,10 +38,15 @@ header cnp_mirror_h {
     bit<6> dscp;
 }
 
+const bit<16> BRIDGED_BYTES = 10;
+
 // A queue-depth report (adaptive.p4): the egress mirror header and, after
 // recirculation, what the ingress parser reads on DEPTH_REPORT_PORT.
 header depth_report_h {
     bit<8>         kind;            // DEPTH_REPORT_KIND
+    bit<6>         _pad;
+    bit<1>         adaptive;        // group and slot are an adaptive group's
+    port_num_t     port;            // the egress port it was measured on
     group_id_t     group_id;
     member_index_t member_index;
     bit<32>        depth;           // deq_qdepth, cells
@@ -67,6 +72,8 @@ struct tna_lb_metadata_t {
     bit<3>         mode;
     member_index_t last_slot;   // group_size - 1: the round-robin wrap point
     bit<1>         report;      // this packet is a depth report (adaptive.p4)
+    bit<1>         report_slot; // ... for an adaptive group's slot
+    port_num_t     report_port;
     bit<32>        report_depth;
 }
 
