@@ -9,7 +9,8 @@
 
 #include "include/shim.p4"
 
-// Profiles as ../fabric.p4: with none given, every feature TNA has is built.
+// Profiles as ../fabric.p4 (-DWITH_ECN, -DWITH_CONGESTION, -DWITH_CORE_ONLY; INT
+// is not on TNA): with none given, every feature TNA has is built.
 #if !defined(WITH_ECN) && !defined(WITH_CONGESTION) && !defined(WITH_CORE_ONLY)
 #define WITH_ECN
 #define WITH_CONGESTION

@@ -2,9 +2,12 @@
 //
 // Ingress: TNA's intrinsic metadata and port metadata come first (the
 // architecture's tofino_parser-style prologue, written out here), then the same
-// header graph as the v1model parser. Egress parses the bridged header the
-// ingress deparser put in front, then the packet again. The INT metadata stack
-// is not parsed on TNA (no varbit in the Tofino parser): see docs/tna.md.
+// header graph as the v1model parser; on DEPTH_REPORT_PORT only a recirculated
+// depth report (adaptive.p4). Egress tells what it got by the first byte: the
+// bridged header of a forwarded packet, or the mirror header of a depth report
+// or a CNP copy (cnp.p4); then it re-parses Ethernet, IP, UDP and the BTH. The
+// egress deparser issues the two mirrors. The INT metadata stack is not parsed
+// on TNA (no varbit in the Tofino parser): see docs/tna.md.
 
 #ifndef __FABRIC_TNA_PARSER__
 #define __FABRIC_TNA_PARSER__
