@@ -9,9 +9,16 @@
 
 #include "include/shim.p4"
 
-// Profiles as ../fabric.p4: with none given, every feature TNA has is built.
-#if !defined(WITH_ECN) && !defined(WITH_CORE_ONLY)
+// Profiles as ../fabric.p4 (-DWITH_ECN, -DWITH_CONGESTION, -DWITH_CORE_ONLY; INT
+// is not on TNA): with none given, every feature TNA has is built.
+#if !defined(WITH_ECN) && !defined(WITH_CONGESTION) && !defined(WITH_CORE_ONLY)
 #define WITH_ECN
+#define WITH_CONGESTION
+#endif
+
+// Trimming cuts in ingress, which only Tofino 2 can (docs/tna.md)
+#if defined(WITH_CONGESTION) && __TARGET_TOFINO__ == 2
+#define TNA_TRIM
 #endif
 
 #include "../include/define.p4"
@@ -19,13 +26,21 @@
 #include "../include/headers.p4"
 #include "../include/lookup_md_init.p4"
 #include "include/metadata.p4"
+#include "include/adaptive.p4"
 #include "include/parser.p4"
+#include "include/packet_io.p4"
 #include "include/hasher.p4"
 #include "include/routing.p4"
 #include "include/load_balance.p4"
 #ifdef WITH_ECN
 #include "include/ecn.p4"
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+#include "include/cnp.p4"
+#endif // WITH_CONGESTION
+#ifdef TNA_TRIM
+#include "include/trim.p4"
+#endif // TNA_TRIM
 
 control FabricIngress(inout headers_t hdr,
                       inout tna_metadata_t meta,
@@ -33,23 +48,48 @@ control FabricIngress(inout headers_t hdr,
                       in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                       inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    PacketIoIngress() packet_io;
     LookupMdInit() lookup_md_init;
     Hasher() hasher;
     Routing() routing;
     LoadBalance() load_balance;
+#ifdef TNA_TRIM
+    Trim() trim;
+#endif // TNA_TRIM
 
     apply {
-        lookup_md_init.apply(hdr, meta.fab);
-        hasher.apply(meta.fab);
-        routing.apply(hdr, meta.fab, ig_tm_md);
+        if (meta.depth_report.isValid()) {
+            // a recirculated queue-depth report (adaptive.p4): LoadBalance
+            // records it, nothing forwards it
+            meta.lb.report = 1;
+            meta.lb.report_slot = meta.depth_report.adaptive;
+            meta.lb.report_port = meta.depth_report.port;
+            meta.lb.report_depth = meta.depth_report.depth;
+            meta.fab.fwd.group_id = meta.depth_report.group_id;
+            meta.fab.lb.member_index = meta.depth_report.member_index;
+        } else {
+            packet_io.apply(hdr, meta.fab, ig_tm_md);
+            lookup_md_init.apply(hdr, meta.fab);
+            hasher.apply(meta.fab);
+            routing.apply(hdr, meta.fab, ig_tm_md);
+        }
         meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
         load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
+#ifdef TNA_TRIM
+        trim.apply(hdr, meta.fab, meta.lb, ig_dprsr_md, ig_tm_md);
+#endif // TNA_TRIM
         // a drop reason set by any stage drops the packet in the deparser
-        if (meta.fab.fwd.drop_reason != DROP_NONE) {
+        if (meta.fab.fwd.drop_reason != DROP_NONE || meta.lb.report == 1) {
             ig_dprsr_md.drop_ctl = 1;
         }
         meta.bridged.to_cpu = meta.fab.fwd.to_cpu;
         meta.bridged.drop_reason = meta.fab.fwd.drop_reason;
+        meta.bridged.group_id = meta.fab.fwd.group_id;
+        meta.bridged.member_index = meta.fab.lb.member_index;
+        meta.bridged.flow_slot = meta.fab.flow_hash[CNP_INDEX_BITS - 1:0];
+        if (meta.lb.mode == LB_MODE_ADAPTIVE && meta.fab.lb.member_found == 1) {
+            meta.bridged.adaptive = 1;
+        }
     }
 }
 
@@ -59,14 +99,35 @@ control FabricEgress(inout headers_t hdr,
                      in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    PacketIoEgress() packet_io;
+    DepthReport() depth_report;
 #ifdef WITH_ECN
     Ecn() ecn;
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+    CnpTrigger() cnp_trigger;
+    CnpBuilder() cnp_builder;
+#endif // WITH_CONGESTION
 
     apply {
+        if (meta.depth_report.isValid()) {
+            return;  // a mirrored depth report on its way to recirculation
+        }
+#ifdef WITH_CONGESTION
+        if (meta.cnp_mirror.isValid()) {
+            cnp_builder.apply(hdr, meta, eg_dprsr_md);
+            return;  // a mirrored copy becoming a CNP
+        }
+#endif // WITH_CONGESTION
+        packet_io.apply(hdr, meta.bridged, eg_intr_md);
+        depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
         ecn.apply(hdr, meta.bridged, eg_intr_md);
 #endif // WITH_ECN
+#ifdef WITH_CONGESTION
+        // after ECN and the depth report: the mirror header is the CNP's when both ask
+        cnp_trigger.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+#endif // WITH_CONGESTION
     }
 }
 

@@ -19,7 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TNA = ROOT / "p4src" / "tna" / "fabric_tna.p4"
 V1MODEL = ROOT / "p4src" / "fabric.p4"
 # (Tofino generation, profile defines): every TNA profile on both chips
-PROFILES = [(t, d) for t in ("1", "2") for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"])]
+PROFILES = [
+    (t, d)
+    for t in ("1", "2")
+    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
+]
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("p4test") is None, reason="p4test is not on PATH"),
@@ -95,21 +99,79 @@ def test_tna_tables_match_v1model(profile: tuple[str, list[str]], tmp_path: Path
         assert actions <= v1_actions, (name, actions - v1_actions)
 
 
-def test_full_tna_profile_has_the_ecn_table(tmp_path: Path) -> None:
+GROUP = "FabricIngress.load_balance.next_hop_group"
+# next_hop_group modes both targets must offer, with v1model's signature
+SHARED_GROUP_MODES = (
+    "use_ecmp",
+    "use_flowlet",
+    "use_spray_random",
+    "use_spray_round_robin",
+    "use_adaptive",
+)
+
+
+def _actions_of(shape: dict[str, tuple[Keys, Actions]], table: str) -> dict[str, object]:
+    return {name.rsplit(".", 1)[-1]: params for name, params in shape[table][1]}
+
+
+def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     tables = _shape(_tna("1", [], tmp_path)[0])
     assert "FabricEgress.ecn.ecn_config" in tables
     assert "FabricIngress.load_balance.next_hop_member" in tables
+    # decided in egress on TNA, under v1model's name so the encoder's intent is the same
+    assert "FabricIngress.cnp_trigger.cnp_config" in tables
+    assert "FabricIngress.cnp_trigger.cnp_config" not in _shape(
+        _tna("1", ["-DWITH_ECN"], tmp_path)[0]
+    )
+
+
+def test_trimming_is_built_for_tofino2_only(tmp_path: Path) -> None:
+    """Trimming cuts in ingress (mtu_trunc_len), which only Tofino 2 has; its table
+    keeps v1model's shape (checked with the others) and is left out on Tofino 1."""
+    trim = "FabricIngress.trim.trim_config"
+    assert trim in _shape(_tna("2", ["-DWITH_CONGESTION"], tmp_path)[0])
+    assert trim not in _shape(_tna("2", ["-DWITH_ECN"], tmp_path)[0])
+    assert trim not in _shape(_tna("1", [], tmp_path)[0])
+
+
+def _packet_metadata(info: p4info_pb2.P4Info) -> dict[str, tuple[tuple[str, int], ...]]:
+    return {
+        c.preamble.name: tuple((m.name, m.bitwidth) for m in c.metadata)
+        for c in info.controller_packet_metadata
+    }
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_tna_packet_in_out_headers_are_the_v1model_ones(tofino: str, tmp_path: Path) -> None:
+    """The controller reads and writes the same packet-in/out metadata on both targets."""
+    v1 = _packet_metadata(_p4test([str(V1MODEL)], tmp_path / "v1.txtpb")[0])
+    tna = _packet_metadata(_tna(tofino, [], tmp_path)[0])
+    assert set(tna) == {"packet_in", "packet_out"}
+    assert tna == v1
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> None:
+    """Every shared load-balancing mode exists on TNA with v1model's parameter names
+    and widths (the live-member mask included), in the core profile too."""
+    v1 = _actions_of(_shape(_p4test([str(V1MODEL)], tmp_path / "v1.txtpb")[0]), GROUP)
+    for defines in ([], ["-DWITH_CORE_ONLY"]):
+        tna = _actions_of(_shape(_tna(tofino, defines, tmp_path)[0]), GROUP)
+        for mode in SHARED_GROUP_MODES:
+            assert mode in tna, f"tofino{tofino} {defines}: {mode} missing"
+            assert tna[mode] == v1[mode], mode
+            assert ("live_members", 32) in tna[mode], mode  # type: ignore[operator]
 
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
-    """The encoder's forwarding, group and ECN intents, encoded against each P4Info,
-    are the same P4Runtime messages (ids included: p4c derives them from the names);
-    modes TNA lacks fail in the encoder, naming the mode."""
+    """The encoder's forwarding, group, ECN, CNP and trim intents, encoded against each P4Info,
+    are the same P4Runtime messages (ids included: p4c derives them from the names),
+    every load-balancing mode included."""
     from controller.codec import encode_entity
     from controller.lb import FabricEncoder
     from controller.lb.intent import NextHop
-    from controller.lb.policy import EcnStep, GroupMode
-    from controller.p4info import P4InfoError, P4Schema
+    from controller.lb.policy import Cnp, EcnStep, GroupMode, Trim
+    from controller.p4info import P4Schema
 
     v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
     tna = P4Schema(_tna("2", [], tmp_path)[0])
@@ -124,13 +186,21 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.route_drop("10.9.0.0/16"),
             enc.group(7, GroupMode("ecmp"), size=3),
             enc.group(8, GroupMode("flowlet", gap_us=50), size=2, live=0b01),
+            enc.group(10, GroupMode("spray", spray="random"), size=4, live=0b1011),
+            enc.group(11, GroupMode("spray", spray="round_robin"), size=32),
+            enc.group(12, GroupMode("adaptive"), size=5, live=0b10111),
             enc.member(7, 2, NextHop(port=3, dmac="00:00:00:00:02:02"), "00:00:00:00:01:01"),
             enc.ecn(4, EcnStep(threshold=20)),
+            enc.cnp(5, Cnp(queue_threshold=40, interval_us=50, dscp=48)),
+            enc.trim(6, Trim(queue_threshold=30, dscp=46, priority=1)),
         ]
         messages[target] = [
             encode_entity(schemas[target], e).SerializeToString(deterministic=True)
             for e in entities
         ]
     assert messages["tna"] == messages["v1model"]
-    with pytest.raises(P4InfoError, match="adaptive"):
-        encoders["tna"].group(9, GroupMode("adaptive"), size=2)
+    # every mode the encoder knows exists on TNA now
+    for label in ("ecmp", "flowlet", "spray_random", "spray_round_robin", "adaptive"):
+        assert encoders["tna"].mode_action(GroupMode.parse(label)) == encoders[
+            "v1model"
+        ].mode_action(GroupMode.parse(label))

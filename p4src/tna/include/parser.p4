@@ -2,9 +2,12 @@
 //
 // Ingress: TNA's intrinsic metadata and port metadata come first (the
 // architecture's tofino_parser-style prologue, written out here), then the same
-// header graph as the v1model parser. Egress parses the bridged header the
-// ingress deparser put in front, then the packet again. The INT metadata stack
-// is not parsed on TNA (no varbit in the Tofino parser): see docs/tna.md.
+// header graph as the v1model parser; on DEPTH_REPORT_PORT only a recirculated
+// depth report (adaptive.p4). Egress tells what it got by the first byte: the
+// bridged header of a forwarded packet, or the mirror header of a depth report
+// or a CNP copy (cnp.p4); then it re-parses Ethernet, IP, UDP and the BTH. The
+// egress deparser issues the two mirrors. The INT metadata stack is not parsed
+// on TNA (no varbit in the Tofino parser): see docs/tna.md.
 
 #ifndef __FABRIC_TNA_PARSER__
 #define __FABRIC_TNA_PARSER__
@@ -18,12 +21,20 @@ parser FabricIngressParser(packet_in pkt,
         pkt.advance(PORT_METADATA_SIZE);
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
+        meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.mirror_session = 0;
         meta.bridged.setValid();
+        meta.bridged.kind = BRIDGED_KIND;
         meta.bridged._pad0 = 0;
         meta.bridged._pad1 = 0;
         meta.bridged.ingress_port = ig_intr_md.ingress_port;
+        meta.bridged.adaptive = 0;
         meta.bridged.to_cpu = 0;
         meta.bridged.drop_reason = DROP_NONE;
+        meta.bridged.group_id = 0;
+        meta.bridged.member_index = 0;
+        meta.bridged._pad2 = 0;
+        meta.bridged.flow_slot = 0;
         meta.fab.fwd.from_cpu = 0;
         meta.fab.fwd.to_cpu = 0;
         meta.fab.fwd.routed = 0;
@@ -39,8 +50,14 @@ parser FabricIngressParser(packet_in pkt,
         meta.fab.lb.member_found = 0;
         transition select(ig_intr_md.ingress_port) {
             CPU_PORT: parse_packet_out;
+            DEPTH_REPORT_PORT: parse_depth_report;
             default: parse_ethernet;
         }
+    }
+
+    state parse_depth_report {
+        pkt.extract(meta.depth_report);
+        transition accept;
     }
 
     state parse_packet_out {
@@ -137,6 +154,28 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(eg_intr_md);
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
+        meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.mirror_session = 0;
+        transition select(pkt.lookahead<bit<8>>()) {
+            DEPTH_REPORT_KIND: parse_depth_report;
+            CNP_KIND: parse_cnp_mirror;
+            default: parse_bridged;
+        }
+    }
+
+    // a mirrored CNP copy: CnpBuilder rebuilds its headers (cnp.p4)
+    state parse_cnp_mirror {
+        pkt.extract(meta.cnp_mirror);
+        transition parse_ethernet;
+    }
+
+    // a mirrored depth report: the copy is sent as it is (adaptive.p4)
+    state parse_depth_report {
+        pkt.extract(meta.depth_report);
+        transition accept;
+    }
+
+    state parse_bridged {
         pkt.extract(meta.bridged);
         transition parse_ethernet;
     }
@@ -152,11 +191,31 @@ parser FabricEgressParser(packet_in pkt,
 
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition accept;
+        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (IPV4_IHL_MIN, 0, IP_PROTO_UDP): parse_udp;
+            default: accept;
+        }
     }
 
     state parse_ipv6 {
         pkt.extract(hdr.ipv6);
+        transition select(hdr.ipv6.next_hdr) {
+            IP_PROTO_UDP: parse_udp;
+            default: accept;
+        }
+    }
+
+    // UDP and the BTH: CnpTrigger and CnpBuilder read them
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            UDP_PORT_ROCEV2: parse_bth;
+            default: accept;
+        }
+    }
+
+    state parse_bth {
+        pkt.extract(hdr.bth);
         transition accept;
     }
 }
@@ -166,8 +225,20 @@ control FabricEgressDeparser(packet_out pkt,
                              in tna_metadata_t meta,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
+    Mirror(MIRROR_TYPE_DEPTH_REPORT) depth_mirror;
+#ifdef WITH_CONGESTION
+    Mirror(MIRROR_TYPE_CNP) cnp_mirror;
+#endif // WITH_CONGESTION
 
     apply {
+        if (eg_dprsr_md.mirror_type == MIRROR_TYPE_DEPTH_REPORT) {
+            depth_mirror.emit(DEPTH_REPORT_SESSION, meta.depth_mirror);
+        }
+#ifdef WITH_CONGESTION
+        if (eg_dprsr_md.mirror_type == MIRROR_TYPE_CNP) {
+            cnp_mirror.emit(meta.mirror_session, meta.cnp_mirror);
+        }
+#endif // WITH_CONGESTION
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -175,10 +246,14 @@ control FabricEgressDeparser(packet_out pkt,
                 hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
                 hdr.ipv4.src_addr, hdr.ipv4.dst_addr });
         }
+        pkt.emit(meta.depth_report);
         pkt.emit(hdr.packet_in);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv6);
+        pkt.emit(hdr.udp);
+        pkt.emit(hdr.bth);
+        pkt.emit(hdr.cnp_payload);
     }
 }
 
