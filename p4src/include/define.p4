@@ -51,6 +51,8 @@ const bit<16> ETH_HDR_BYTES = 14;
 const bit<16> VLAN_HDR_BYTES = 4;
 const bit<16> UDP_HDR_BYTES = 8;
 const bit<16> BTH_HDR_BYTES = 12;
+// trim.p4: a packet with at most this many bytes after the headers a trim keeps is not cut
+const bit<16> TRIM_SMALL_BYTES = 64;
 const bit<8>  DEFAULT_TTL = 64;
 
 const bit<16> ARP_OPER_REQUEST = 1;

@@ -13,6 +13,13 @@
 // A packet that already carries the trim DSCP (a header trimmed upstream, or a
 // host's control packet sent in that class: NDP-style ACKs, NACKs and pulls)
 // is never cut and goes to the trim priority at every hop, whatever the queue.
+//
+// A small packet (at most TRIM_SMALL_BYTES after the headers a trim would keep:
+// a RoCE ACK or NACK, whose AETH follows the BTH; a CNP; a TCP ACK) is not cut
+// either when the queue is above the threshold: cutting it would save nothing
+// and lose its own control fields (an ACK without its AETH acknowledges
+// nothing, and its sender would wait for a timeout). It goes to the trim
+// priority uncut, its DSCP kept, and is not counted as trimmed.
 
 #ifndef __FABRIC_TRIM__
 #define __FABRIC_TRIM__
@@ -70,44 +77,51 @@ control Trim(inout headers_t hdr,
         }
         // bytes from the start of the IP header to the end of what we keep
         bit<16> l3_len;
+        bit<16> after_l3;  // the IP payload's bytes
         if (hdr.ipv4.isValid()) {
             l3_len = IPV4_HDR_BYTES;
+            after_l3 = hdr.ipv4.total_len - IPV4_HDR_BYTES;
         } else {
             l3_len = IPV6_HDR_BYTES;
+            after_l3 = hdr.ipv6.payload_len;
         }
         bit<16> l4_len;
         if (hdr.tcp.isValid()) {
             l4_len = ((bit<16>)hdr.tcp.data_offset) << 2;
         } else {
             l4_len = UDP_HDR_BYTES;
-            if (hdr.int_md.isValid()) {
+            if (hdr.bth.isValid()) {
+                l4_len = l4_len + BTH_HDR_BYTES;
+            }
+        }
+        if (after_l3 <= l4_len + TRIM_SMALL_BYTES) {
+            standard_metadata.priority = trim_priority;  // small: ahead, uncut
+        } else {
+            if (hdr.udp.isValid() && hdr.int_md.isValid()) {
                 // a trimmed packet leaves the INT domain here
                 hdr.udp.dst_port = hdr.int_shim.npt_field;
                 hdr.int_shim.setInvalid();
                 hdr.int_md.setInvalid();
                 hdr.int_stack.setInvalid();
             }
-            if (hdr.bth.isValid()) {
-                l4_len = l4_len + BTH_HDR_BYTES;
-            }
-        }
-        if (hdr.ipv4.isValid()) {
-            hdr.ipv4.total_len = l3_len + l4_len;
-            hdr.ipv4.dscp = trim_dscp;
-        } else {
-            hdr.ipv6.payload_len = l4_len;
-            hdr.ipv6.dscp = trim_dscp;
-        }
-        if (hdr.udp.isValid()) {
-            hdr.udp.len = l4_len;
             if (hdr.ipv4.isValid()) {
-                hdr.udp.checksum = 0;
+                hdr.ipv4.total_len = l3_len + l4_len;
+                hdr.ipv4.dscp = trim_dscp;
+            } else {
+                hdr.ipv6.payload_len = l4_len;
+                hdr.ipv6.dscp = trim_dscp;
             }
+            if (hdr.udp.isValid()) {
+                hdr.udp.len = l4_len;
+                if (hdr.ipv4.isValid()) {
+                    hdr.udp.checksum = 0;
+                }
+            }
+            truncate((bit<32>)(ETH_HDR_BYTES + l3_len + l4_len));
+            standard_metadata.priority = trim_priority;
+            meta.congestion.trimmed = 1;
+            trimmed_counter.count((bit<32>)standard_metadata.egress_spec);
         }
-        truncate((bit<32>)(ETH_HDR_BYTES + l3_len + l4_len));
-        standard_metadata.priority = trim_priority;
-        meta.congestion.trimmed = 1;
-        trimmed_counter.count((bit<32>)standard_metadata.egress_spec);
     }
 }
 

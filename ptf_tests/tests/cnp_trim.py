@@ -104,6 +104,22 @@ class TrimRoceTest(CongestionTest):
         self.assertEqual(self.counter("trimmed_counter", DATA_PORT) - before, 1)
 
 
+class TrimSparesSmallPacketTest(CongestionTest):
+    """Above the threshold a RoCEv2 ACK-sized packet (8 bytes after its BTH: an AETH and
+    the ICRC) is not cut, which would lose its AETH: it leaves whole, DSCP kept, at
+    priority 1 (the next packet out of port 2, ahead of the backlog), and is not counted
+    as trimmed."""
+
+    def runTest(self) -> None:
+        self.congest(DATA_PORT, backlog=10)
+        self.set_trim(DATA_PORT, threshold=4, dscp=8, priority=1)
+        before = self.counter("trimmed_counter", DATA_PORT)
+        ack = roce_packet(qp=0x43, psn=3, ident=6, payload=bytes(8))
+        self.send(HOST_PORT, ack)
+        self.expect_next(DATA_PORT, route(ack, ROUTER_MAC, next_hop_mac(DATA_PORT)))
+        self.assertEqual(self.counter("trimmed_counter", DATA_PORT) - before, 0)
+
+
 class NoTrimAtThresholdTest(CongestionTest):
     """At the threshold (not above) the packet is forwarded whole, behind the backlog."""
 

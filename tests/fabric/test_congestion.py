@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from softswitch.program_info import CompiledProgram
 
 from .fabric import Fabric
@@ -92,6 +94,30 @@ def test_trim_cuts_marks_and_jumps_the_queue(program: CompiledProgram) -> None:
     out = fab.advance(100_000)
     assert out[0] == (2, trimmed(data, dscp=8))  # next out of port 2, ahead of the backlog
     assert len(out) == 1 + 8
+    assert fab.extern("trimmed_counter").packets[2] == 1
+
+
+@pytest.mark.parametrize("extra", [8, 64])
+def test_small_packet_jumps_the_queue_uncut(program: CompiledProgram, extra: int) -> None:
+    """A RoCE ACK (BTH + AETH + ICRC: 8 bytes after the BTH) or anything up to 64 bytes
+    after the headers a trim keeps is not cut above the threshold (cutting would lose its
+    AETH): it leaves whole, DSCP kept, ahead of the backlog, and is not counted."""
+    fab = congested(program, priority_queues=2)
+    fab.set_trim(2, 4, 8, 1)
+    ack = Frame(l4="roce", qp=0x43, psn=3, ident=6, payload=bytes(extra))
+    fab.inject(1, ack.bytes())
+    out = fab.advance(100_000)
+    assert out[0] == (2, route(ack, ROUTER, NH).bytes())
+    assert len(out) == 1 + 8
+    assert fab.extern("trimmed_counter").packets[2] == 0
+
+
+def test_one_byte_over_the_small_limit_is_cut(program: CompiledProgram) -> None:
+    fab = congested(program, priority_queues=2)
+    fab.set_trim(2, 4, 8, 1)
+    data = Frame(l4="roce", qp=0x44, psn=4, ident=7, payload=bytes(65))
+    fab.inject(1, data.bytes())
+    assert fab.advance(100_000)[0] == (2, trimmed(data, dscp=8))
     assert fab.extern("trimmed_counter").packets[2] == 1
 
 
