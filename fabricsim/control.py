@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.codec import decode_entity, encode_entity
-from controller.entities import CounterEntry, Entity, Update
+from controller.entities import CounterEntry, Entity, TableEntry, Update
 from controller.fabric.reconcile import identity, plan
 from controller.lb import FabricEncoder, Policy, SwitchIntent
 from controller.lb.from_topology import switch_intent
@@ -90,9 +90,18 @@ class FabricControl:
         }
 
     def install(self) -> None:
-        """Write every switch's entities (INSERT), as a controller's first sync does."""
+        """Write every switch's entities (INSERT; a table's default entry, MODIFY), as a
+        controller's first sync does."""
         for name, ents in self.desired().items():
-            self._write(name, [Update.insert(e) for e in ents])
+            self._write(
+                name,
+                [
+                    Update.modify(e)
+                    if isinstance(e, TableEntry) and e.is_default
+                    else Update.insert(e)
+                    for e in ents
+                ],
+            )
             self.installed[name] = {identity(e): e for e in ents}
             self.group_ids.release(name)
 

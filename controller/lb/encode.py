@@ -69,6 +69,18 @@ class FabricEncoder:
     def my_station(self, router_mac: str) -> TableEntry:
         return table_entry(self.schema, "my_station", {"eth_dst": router_mac}, "set_routable")
 
+    def ecmp_hash_bits(self, rotation: int) -> TableEntry:
+        """The default entry of `ecmp_hash_bits`: rotate the flow hash by `rotation` bits
+        (0, 8, 16 or 24) before ECMP picks a member."""
+        if rotation not in (0, 8, 16, 24):
+            raise ValueError(f"ECMP hash rotation {rotation}: one of 0, 8, 16, 24")
+        return self._memo(
+            ("ecmp_hash_bits", rotation),
+            lambda: table_entry(
+                self.schema, "ecmp_hash_bits", None, f"rotate_{rotation}", is_default=True
+            ),
+        )
+
     def arp_reply(self, ip: str, mac: str) -> TableEntry:
         return table_entry(
             self.schema, "arp_responder", {"target_ip": ip}, "reply_arp", {"target_mac": mac}
@@ -370,6 +382,8 @@ class FabricEncoder:
         accepts as one batch (groups and members before the routes that use them)."""
         dead = set(dead_ports)
         out: list[Entity] = [self.my_station(intent.router_mac)]
+        if intent.ecmp_hash_rotation:
+            out.append(self.ecmp_hash_bits(intent.ecmp_hash_rotation))
         out += [self.arp_reply(ip, mac) for ip, mac in intent.arp]
         for g in intent.groups:
             out += self.group_entities(g, policy.group_mode(g.group_id), intent.router_mac, dead)

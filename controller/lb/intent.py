@@ -68,7 +68,9 @@ class SwitchIntent:
 
     `switch_id` is the INT switch id; `report_ip` the source address of its INT reports;
     `collector_port` / `collector_next_hop_mac` the port and next-hop MAC toward the INT
-    collector (None: this switch sends no reports)."""
+    collector (None: this switch sends no reports); `ecmp_hash_rotation` the bits (0, 8,
+    16 or 24) fabric.p4 rotates the flow hash by before ECMP picks a member, one per tier
+    of the fabric so that no tier picks with the bits the one before it used."""
 
     name: str
     router_mac: str
@@ -79,6 +81,7 @@ class SwitchIntent:
     report_ip: str | None = None
     collector_port: int | None = None
     collector_next_hop_mac: str | None = None
+    ecmp_hash_rotation: int = 0
 
     def ports_with(self, role: Role) -> tuple[int, ...]:
         return tuple(p.port for p in self.ports if p.role == role)

@@ -286,6 +286,7 @@ struct congestion_metadata_t {
 struct local_metadata_t {
     lookup_metadata_t     lookup;
     flow_hash_t           flow_hash;
+    flow_hash_t           ecmp_hash;  // flow_hash rotated as ecmp_hash_bits says
     forwarding_metadata_t fwd;
     lb_metadata_t         lb;
     congestion_metadata_t congestion;

@@ -138,7 +138,7 @@ control LoadBalance(inout headers_t hdr,
         switch (next_hop_group.apply().action_run) {
             use_ecmp: {
                 hash(idx, HashAlgorithm.identity, (member_index_t)0,
-                     { meta.flow_hash }, meta.lb.group_size);
+                     { meta.ecmp_hash }, meta.lb.group_size);
             }
             use_flowlet: {
                 is_flowlet = 1;

@@ -56,6 +56,27 @@ def test_ecmp_hash_covers_the_roce_queue_pair(program: CompiledProgram) -> None:
     assert len(ports) == 4  # same 5-tuple, different QPs: spread
 
 
+@pytest.mark.parametrize("rotation", [8, 16, 24])
+def test_a_rotated_ecmp_hash_splits_what_the_tier_before_sent_one_way(
+    program: CompiledProgram, rotation: int
+) -> None:
+    """The flows a switch with the unrotated hash sends to one of two members (as an edge
+    switch sends them to one aggregation switch) all agree in the hash bits it used; a
+    switch with those bits again (rotation 0) would send them all one way too. With the
+    hash rotated (ecmp_hash_bits, written as the default entry) they split about evenly."""
+    fab = Fabric(program)
+    fab.add_ecmp_route("10.0.2.0/24", 1, [2, 3], mode="ecmp")
+    fs = flows(800)
+    one_way = [f for f in fs if out_port(fab, f) == 2]
+    assert 300 < len(one_way) < 500
+    assert {out_port(fab, f) for f in one_way} == {2}  # the same bits: polarised
+    fab.modify(fab.enc.ecmp_hash_bits(rotation))
+    split = Counter(out_port(fab, f) for f in one_way)
+    assert abs(split[2] / len(one_way) - 0.5) < 0.1, split
+    fab.modify(fab.enc.ecmp_hash_bits(0))  # back to the unrotated hash
+    assert {out_port(fab, f) for f in one_way} == {2}
+
+
 # ------------------------------------------------------------------ liveness
 def test_down_members_are_skipped_and_others_stay(program: CompiledProgram) -> None:
     fab = make(program, "ecmp")

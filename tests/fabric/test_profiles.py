@@ -15,6 +15,7 @@ CORE = {
     "routing_v6",
     "next_hop_group",
     "next_hop_member",
+    "ecmp_hash_bits",
 }
 FEATURES = {
     "WITH_INT": {"int_watchlist", "int_sink_ports", "int_ports", "int_report"},

@@ -53,3 +53,31 @@ def test_leaf_spine_routes_become_groups_and_members(pipeline: Pipeline) -> None
                 for n in sr.groups[gid].neighbours
             )
             assert sorted(set(members[gid])) == want, (name, prefix)
+
+
+def test_each_tier_rotates_the_ecmp_hash_by_its_own_bits(pipeline: Pipeline) -> None:
+    """Edge switches pick with the flow hash as it is, aggregation switches with it rotated
+    8 bits, cores 16 (their tier from the hosts, not from the role names): the default
+    entry of ecmp_hash_bits is written where the rotation is not 0."""
+    topo = load_topology(ROOT / "topologies" / "fat-tree-k4.yaml")
+    routes = compute_routes(topo)
+    enc = FabricEncoder(P4Schema(pipeline.p4info))
+    want = {"edge": 0, "agg": 8, "core": 16}
+    seen = set()
+    for name in topo.switch_names():
+        role = topo.switch(name).role
+        intent = switch_intent(topo, routes.switch_routes(name))
+        assert intent.ecmp_hash_rotation == want[role], name
+        defaults = [
+            e
+            for e in enc.switch_entities(intent, Policy())
+            if getattr(e, "table", "").endswith("ecmp_hash_bits")
+        ]
+        if want[role]:
+            assert [(d.is_default, d.action.name.split(".")[-1]) for d in defaults] == [  # type: ignore[union-attr]
+                (True, f"rotate_{want[role]}")
+            ]
+        else:
+            assert defaults == []
+        seen.add(role)
+    assert seen == set(want)

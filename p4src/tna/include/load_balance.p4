@@ -159,7 +159,7 @@ control LoadBalance(inout headers_t hdr,
     apply {
         // locals first, initialised: p4c checks each use against every path,
         // returns included
-        bit<8> pick = meta.flow_hash[7:0];
+        bit<8> pick = meta.ecmp_hash[7:0];
         bit<16> rem = 0;
         bit<16> div = 0;
         member_index_t idx = 0;

@@ -10,8 +10,9 @@
 // one above the port's threshold keeps L2-L4 (and the BTH), gets the trim DSCP,
 // lengths that match what is left and a zero UDP checksum (IPv4), and goes to
 // the trim queue: `priority` is used as the queue id (ig_tm_md.qid), which the
-// controller must map to a strict-priority queue. Tofino 1 has no ingress
-// truncation: docs/tna.md.
+// controller must map to a strict-priority queue. A small packet (at most
+// TRIM_SMALL_BYTES after the kept headers: an ACK, a CNP) goes to the trim
+// queue uncut, as v1model's. Tofino 1 has no ingress truncation: docs/tna.md.
 
 #ifndef __FABRIC_TNA_TRIM__
 #define __FABRIC_TNA_TRIM__
@@ -63,6 +64,7 @@ control Trim(inout headers_t hdr,
         bit<32> load = 0;
         bit<16> l3_len = IPV4_HDR_BYTES;
         bit<16> l4_len = UDP_HDR_BYTES;
+        bit<16> after_l3 = 0;
         if (tlb.report == 1) {
             port_depth_access.execute(tlb.report_port);
             return;
@@ -87,11 +89,18 @@ control Trim(inout headers_t hdr,
         }
         if (hdr.ipv6.isValid()) {
             l3_len = IPV6_HDR_BYTES;
+            after_l3 = hdr.ipv6.payload_len;
+        } else {
+            after_l3 = hdr.ipv4.total_len - IPV4_HDR_BYTES;
         }
         if (hdr.tcp.isValid()) {
             l4_len = ((bit<16>)hdr.tcp.data_offset) << 2;
         } else if (hdr.bth.isValid()) {
             l4_len = UDP_HDR_BYTES + BTH_HDR_BYTES;
+        }
+        if (after_l3 <= l4_len + TRIM_SMALL_BYTES) {
+            ig_tm_md.qid = (QueueId_t)trim_priority;  // small: ahead, uncut
+            return;
         }
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.total_len = l3_len + l4_len;
