@@ -24,6 +24,8 @@ import random
 import struct
 from typing import Any
 
+from controller.telemetry.probe_matrix import ProbeMatrix
+
 from .frames import OP_PROBE, ROCE_PORT, ip_checksum
 
 __all__ = ["OP_PROBE", "SPORTS", "Prober"]
@@ -144,41 +146,9 @@ class Prober:
         for r in judged:
             if r[4] is not None:
                 full.setdefault((r[0], r[1], r[2]), r[5])
-        agg: dict[tuple[str, str, tuple[str, ...], bool], dict[str, Any]] = {}
-        for src, dst, sport, _sent, got, hops in judged:
+        matrix = ProbeMatrix()
+        for src, dst, sport, sent, got, hops in judged:
             path = full.get((src, dst, sport))
-            partial = path is None
-            key = (src, dst, tuple(hops if path is None else path), partial)
-            a = agg.get(key)
-            if a is None:
-                a = agg[key] = {
-                    "src": src,
-                    "dst": dst,
-                    "path": list(key[2]),
-                    "partial": partial,
-                    "sports": [],
-                    "sent": 0,
-                    "received": 0,
-                    "lat": [],
-                }
-            if sport not in a["sports"]:
-                a["sports"].append(sport)
-            a["sent"] += 1
-            if got is not None:
-                a["received"] += 1
-                a["lat"].append(got - _sent)
-        out = []
-        for a in agg.values():
-            lat = sorted(a.pop("lat"))
-            a["lat_ns"] = (
-                {
-                    "min": lat[0],
-                    "p50": lat[len(lat) // 2],
-                    "p99": lat[int(0.99 * (len(lat) - 1))],
-                    "max": lat[-1],
-                }
-                if lat
-                else None
-            )
-            out.append(a)
-        return out
+            latency = None if got is None else got - sent
+            matrix.add(src, dst, hops if path is None else path, path is None, sport, latency)
+        return matrix.rows()

@@ -39,7 +39,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..telemetry.probe_matrix import ProbeMatrix
 from .control import HostState
+from .traffic import ipv4_frame
 
 __all__ = ["LIVE_SLOW_NS", "LiveProber", "probe_request"]
 
@@ -53,35 +55,13 @@ TRACE_WAIT_S = 0.15
 MAX_TTL = 8
 
 
-def _csum(data: bytes) -> int:
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def probe_frame(src: HostState, dst: HostState, sport: int, ident: int, ttl: int = 64) -> bytes:
     """One probe: Ethernet to the source's gateway, IPv4 (id `ident`), UDP to 4791, BTH."""
     udp_len = PROBE_BYTES - 14 - 20
     bth = struct.pack("!BBHII", OP_PROBE, 0, 0xFFFF, sport & 0xFFFFFF, ident)
     udp = struct.pack("!HHHH", sport, ROCE_PORT, udp_len, 0) + bth
     udp += bytes(udp_len - len(udp))
-    ip = struct.pack(
-        "!BBHHHBBH4s4s",
-        0x45,
-        0,
-        20 + udp_len,
-        ident,
-        0x4000,
-        ttl,
-        17,
-        0,
-        socket.inet_aton(src.ip),
-        socket.inet_aton(dst.ip),
-    )
-    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
-    eth = bytes.fromhex(src.gateway_mac.replace(":", "")) + bytes.fromhex(src.mac.replace(":", ""))
-    return eth + b"\x08\x00" + ip + udp
+    return ipv4_frame(src, dst, udp, ident=ident, dont_fragment=True, ttl=ttl)
 
 
 def sports_for(paths: int) -> list[int]:
@@ -277,7 +257,7 @@ class LiveProber:
         with self.lock:
             recs = [*self.done, *self.live.values()]
             paths = dict(self.int_paths)
-        agg: dict[tuple[str, str, tuple[str, ...], bool], dict[str, Any]] = {}
+        matrix = ProbeMatrix()
         unknown = 0
         for src, dst, sport, sent, got in recs:
             path = paths.get((src, dst, sport))
@@ -285,39 +265,8 @@ class LiveProber:
             if path is None:
                 path = traced.get((src, dst, sport)) or [src]
                 unknown += got is not None  # delivered, yet no INT report named its path
-            key = (src, dst, tuple(path), partial)
-            a = agg.get(key)
-            if a is None:
-                a = agg[key] = {
-                    "src": src,
-                    "dst": dst,
-                    "path": list(path),
-                    "partial": partial,
-                    "sports": [],
-                    "sent": 0,
-                    "received": 0,
-                    "lat": [],
-                }
-            if sport not in a["sports"]:
-                a["sports"].append(sport)
-            a["sent"] += 1
-            if got is not None:
-                a["received"] += 1
-                a["lat"].append(got - sent)
-        probes = []
-        for a in agg.values():
-            lat = sorted(a.pop("lat"))
-            a["lat_ns"] = (
-                {
-                    "min": lat[0],
-                    "p50": lat[len(lat) // 2],
-                    "p99": lat[int(0.99 * (len(lat) - 1))],
-                    "max": lat[-1],
-                }
-                if lat
-                else None
-            )
-            probes.append(a)
+            matrix.add(src, dst, path, partial, sport, None if got is None else got - sent)
+        probes = matrix.rows()
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .control import HostState
 from .veth import PACKET_OUTGOING, host_socket
 
-__all__ = ["SendResult", "build_frame", "send"]
+__all__ = ["SendResult", "build_frame", "ipv4_frame", "send"]
 
 ROCE_PORT = 4791
 ECT0 = 0b10  # the IPv4 ECN field of an ECN-capable sender
@@ -32,6 +32,36 @@ def _csum(data: bytes) -> int:
     while s >> 16:
         s = (s & 0xFFFF) + (s >> 16)
     return ~s & 0xFFFF
+
+
+def ipv4_frame(
+    src: HostState,
+    dst: HostState,
+    udp: bytes,
+    *,
+    tos: int = 0,
+    ident: int = 0,
+    dont_fragment: bool = False,
+    ttl: int = 64,
+) -> bytes:
+    """`udp` (header and payload) in IPv4 from `src` to `dst`, in Ethernet from `src` to
+    its gateway."""
+    ip = struct.pack(
+        "!BBHHHBBH4s4s",
+        0x45,
+        tos,
+        20 + len(udp),
+        ident,
+        0x4000 if dont_fragment else 0,
+        ttl,
+        17,
+        0,
+        socket.inet_aton(src.ip),
+        socket.inet_aton(dst.ip),
+    )
+    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+    eth = bytes.fromhex(src.gateway_mac.replace(":", "")) + bytes.fromhex(src.mac.replace(":", ""))
+    return eth + b"\x08\x00" + ip + udp
 
 
 def build_frame(
@@ -52,22 +82,7 @@ def build_frame(
         dport = ROCE_PORT
     body += bytes(max(0, size - 14 - 20 - 8 - len(body)))
     udp = struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
-    ip = struct.pack(
-        "!BBHHHBBH4s4s",
-        0x45,
-        ECT0 if ecn else 0,
-        20 + len(udp),
-        seq & 0xFFFF,
-        0,
-        64,
-        17,
-        0,
-        socket.inet_aton(src.ip),
-        socket.inet_aton(dst.ip),
-    )
-    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
-    eth = bytes.fromhex(src.gateway_mac.replace(":", "")) + bytes.fromhex(src.mac.replace(":", ""))
-    return eth + b"\x08\x00" + ip + udp
+    return ipv4_frame(src, dst, udp, tos=ECT0 if ecn else 0, ident=seq & 0xFFFF)
 
 
 @dataclass(frozen=True, slots=True)
