@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from controller.topology.link_names import split_link_name
+
 __all__ = ["KINDS", "NODE_KINDS", "Fault", "FaultError", "apply_fault", "parse_fault"]
 
 KINDS = ("loss", "slow", "blackhole", "flap", "wcmp-skew", "pfc-storm", "hot-port")
@@ -132,16 +134,8 @@ def parse_fault(spec: str, names: set[str] | None = None) -> Fault:
         except ValueError as e:
             raise FaultError(f"fault {spec!r}: prefix {arg!r}: {e}") from None
         return Fault(kind, (place,), str(net), at)
-    ends = place.split("-")
-    if len(ends) > 2 and names is not None:
-        splits = [
-            ("-".join(ends[:i]), "-".join(ends[i:]))
-            for i in range(1, len(ends))
-            if "-".join(ends[:i]) in names and "-".join(ends[i:]) in names
-        ]
-        if len(splits) == 1:
-            ends = list(splits[0])
-    if len(ends) != 2 or not all(ends):
+    ends = split_link_name(place, names)
+    if ends is None:
         raise FaultError(f"fault {spec!r}: link {place!r}: expected A-B (e.g. leaf1-spine2)")
     if kind == "flap":
         period_text, _, duty_text = arg.partition("/")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..entities import Entity
+from ..topology.link_names import split_link_name
 from .reconcile import identity
 
 __all__ = [
@@ -80,18 +81,10 @@ def _seconds(text: str, spec: str) -> float:
 
 
 def _split_link(place: str, names: set[str], spec: str) -> tuple[str, str]:
-    ends = place.split("-")
-    if len(ends) > 2:
-        splits = [
-            ("-".join(ends[:i]), "-".join(ends[i:]))
-            for i in range(1, len(ends))
-            if "-".join(ends[:i]) in names and "-".join(ends[i:]) in names
-        ]
-        if len(splits) == 1:
-            ends = list(splits[0])
-    if len(ends) != 2 or not all(ends):
+    ends = split_link_name(place, names)
+    if ends is None:
         raise LiveFaultError(f"fault {spec!r}: link {place!r}: expected A-B (e.g. leaf1-spine2)")
-    return ends[0], ends[1]
+    return ends
 
 
 def parse_live_fault(spec: str, topo: Any) -> LiveFault:
