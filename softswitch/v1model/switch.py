@@ -691,17 +691,7 @@ class Switch:
             ctx.dirty = False
             ctx.std = std
             ctx.packet_length = length
-        # _run_parser, written out
-        pk = self._reader
-        pk.data = data
-        pk.off = 0
-        try:
-            self._parser(pk, hdr, meta, std)
-        except _ParserError as e:
-            std.parser_error = e.code
-        except _Reject:
-            pass
-        payload = ctx.payload = data[pk.off :]
+        payload = self._run_parser(data, hdr, meta, std)
         try:
             self._verify(hdr, meta)
         except _ExitSignal:
