@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["CliError", "checked", "output"]
+__all__ = ["CliError", "checked", "output", "read_json"]
 
 
 class CliError(Exception):
@@ -51,3 +52,15 @@ def output(path: str | None) -> Iterator[TextIO]:
         tmp.replace(target)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON document in file `path` (CliError naming the file when it is missing or
+    not JSON, with the line and column)."""
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"{p}: no such file")
+    try:
+        return json.loads(p.read_text())
+    except json.JSONDecodeError as e:
+        raise CliError(f"{p}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None

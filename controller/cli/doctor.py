@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import CliError
+from .common import CliError, read_json
 
 __all__ = ["hit_rank", "observable", "random_fault", "register"]
 
@@ -50,12 +50,7 @@ def _doctor(args: argparse.Namespace) -> int:
     from fabricsim.doctor import diagnose, format_report
 
     path = Path(args.run)
-    if not path.is_file():
-        raise CliError(f"{path}: no such file")
-    try:
-        run = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise CliError(f"{path}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    run = read_json(path)
     d = diagnose(run)
     if run.get("faults"):
         d["injected"] = run["faults"]

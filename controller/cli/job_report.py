@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError
+from .common import CliError, read_json
 
 __all__ = ["register"]
 
@@ -40,12 +40,7 @@ def _job_report(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise CliError("--top: at least 1")
     path = Path(args.run)
-    if not path.is_file():
-        raise CliError(f"{path}: no such file")
-    try:
-        run = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise CliError(f"{path}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    run = read_json(path)
     try:
         d = job_report(run, top=args.top)
     except ValueError as e:
