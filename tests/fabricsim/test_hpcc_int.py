@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from controller.topology.generators import leaf_spine
-from fabricsim.frames import ACK_LEN, FlowFrames, ip_checksum
+from fabricsim.frames import ACK_LEN, ip_checksum
 from fabricsim.int_echo import HOP_BYTES, decode_hops, encode_hops
 from fabricsim.network import NetParams, Network
 from fabricsim.run import SimConfig, simulate
@@ -17,6 +17,7 @@ from fabricsim.transports import IntHop, reads_int
 from fabricsim.transports.hpcc import Hpcc
 from softswitch.codegen.program import CompiledProgram
 
+from .accounting import assert_conserved, flow_frames
 from .test_sim import strip
 
 INCAST = SimConfig(workload="incast", mode="ecmp", transport="hpcc", flow_bytes=200_000)
@@ -95,16 +96,7 @@ def test_every_packet_accounted_for_with_int_echo(program: CompiledProgram) -> N
     r = simulate(topo, cfg, program=program, on_network=nets.append)
     net = nets[0]
     assert r["flows_completed"] == 4
-    host_wires = [h.wire for h in net.hosts.values()]
-    sent = sum(w.packets + w.lost for w in host_wires if w is not None)
-    received = sum(h.received for h in net.hosts.values())
-    switch_drops = sum(s.sw.dropped for s in net.switches.values())
-    lost = sum(w.lost for w in net.wires.values())
-    cpu = sum(s.cpu_packets + s.storm_drops for s in net.switches.values())
-    assert sent + r["cnps"] == received + switch_drops + lost + cpu
-    assert sum(w.packets for w in net.wires.values()) == (
-        sum(s.pipeline_runs for s in net.switches.values()) + received
-    )
+    assert_conserved(net, r)
     rx = [rv for h in net.hosts.values() for rv in h.receivers.values()]
     data = sum(rv.arrivals - rv.trimmed for rv in rx)
     filed = r["int_echo"]["filed"]
@@ -113,21 +105,7 @@ def test_every_packet_accounted_for_with_int_echo(program: CompiledProgram) -> N
 
 
 def test_ack_carries_the_echo_with_lengths_and_checksum_fixed() -> None:
-    frames = FlowFrames.build(
-        src_mac="00:00:00:00:00:01",
-        src_gw="00:00:00:00:01:00",
-        src_ip="10.0.1.1",
-        dst_mac="00:00:00:00:00:02",
-        dst_gw="00:00:00:00:02:00",
-        dst_ip="10.0.2.1",
-        sport=0xC001,
-        payload=1_000,
-        last_payload=100,
-        data_qp=1,
-        ack_qp=2,
-        dscp=0,
-        ack_sport=0x8001,
-    )
+    frames = flow_frames(sport=0xC001, ack_sport=0x8001)
     hops = (IntHop(3, 1 << 31, 7_000, 100e9), IntHop(0, 5, 8_000, 400e9))
     plain = frames.ack(4, 3, False, False)
     ack = frames.ack(4, 3, False, False, encode_hops(hops))

@@ -16,6 +16,8 @@ from fabricsim.transports.dctcp import Dctcp, DctcpParams
 from fabricsim.transports.hpcc import Hpcc, HpccParams
 from fabricsim.transports.ndp import Ndp, NdpParams
 
+from .accounting import flow_frames
+
 PATH = PathInfo(line_rate_bps=100e9, base_rtt_ns=10_000, packet_bytes=1_000)
 
 
@@ -162,20 +164,7 @@ def test_unknown_transport_and_parameter_are_refused() -> None:
 
 
 def _frames() -> FlowFrames:
-    return FlowFrames.build(
-        src_mac="00:00:00:00:00:01",
-        src_gw="00:00:00:00:01:00",
-        src_ip="10.0.1.1",
-        dst_mac="00:00:00:00:00:02",
-        dst_gw="00:00:00:00:02:00",
-        dst_ip="10.0.2.1",
-        sport=49152,
-        payload=1_000,
-        last_payload=100,
-        data_qp=1,
-        ack_qp=2,
-        dscp=0,
-    )
+    return flow_frames()
 
 
 def test_selective_receiver_drops_exactly_what_falls_outside_its_window() -> None:
