@@ -841,18 +841,7 @@ class Switch:
                 self._emit(eport, data)
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
-        # _recycle(ps), written out (once per packet)
-        spare = self._spare
-        if self._recycling and ps.hdr is not None and len(spare) < SPARE_STRUCTS:
-            meta, std = ps.meta, ps.std
-            ps.hdr = None
-            if ps.dirty:
-                hdr._reset()
-            else:
-                hdr._reset_valid()
-            meta._reset()
-            std._reset()
-            spare.append((hdr, meta, std))
+        self._recycle(ps)
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
 
