@@ -103,6 +103,42 @@ control LoadBalance(inout headers_t hdr,
         meta.fwd.drop_reason = DROP_MEMBER_MISS;
     }
 
+    // ECMP picks with `meta.ecmp_hash`, the flow hash rotated right by 0, 8, 16 or
+    // 24 bits as this table's default action says. Every switch computes the same
+    // CRC, so without it a switch of the second tier would pick with the very bits
+    // the first tier used: all the flows an aggregation switch gets from one edge
+    // switch agree in those bits and leave by one member (hash polarisation; on a
+    // k=4 fat-tree two of the four cores carried nothing). The controller gives
+    // each tier its own rotation. A seed mixed into the CRC would not do: CRC is
+    // affine, so a seed only XORs a constant into the result and the members'
+    // shares stay as they were.
+    action rotate_0() {
+        meta.ecmp_hash = meta.flow_hash;
+    }
+
+    action rotate_8() {
+        meta.ecmp_hash = meta.flow_hash[7:0] ++ meta.flow_hash[31:8];
+    }
+
+    action rotate_16() {
+        meta.ecmp_hash = meta.flow_hash[15:0] ++ meta.flow_hash[31:16];
+    }
+
+    action rotate_24() {
+        meta.ecmp_hash = meta.flow_hash[23:0] ++ meta.flow_hash[31:24];
+    }
+
+    table ecmp_hash_bits {
+        actions = {
+            rotate_0;
+            rotate_8;
+            rotate_16;
+            rotate_24;
+        }
+        default_action = rotate_0();
+        size = 1;
+    }
+
     table next_hop_member {
         key = {
             meta.fwd.group_id: exact @name("group_id");
@@ -137,6 +173,7 @@ control LoadBalance(inout headers_t hdr,
 
         switch (next_hop_group.apply().action_run) {
             use_ecmp: {
+                ecmp_hash_bits.apply();  // only ECMP picks by the hash
                 hash(idx, HashAlgorithm.identity, (member_index_t)0,
                      { meta.ecmp_hash }, meta.lb.group_size);
             }

@@ -143,6 +143,42 @@ control LoadBalance(inout headers_t hdr,
         meta.fwd.drop_reason = DROP_MEMBER_MISS;
     }
 
+    // As v1model's: ECMP picks with `meta.ecmp_hash`, the flow hash rotated right by 0, 8, 16 or
+    // 24 bits as this table's default action says. Every switch computes the same
+    // CRC, so without it a switch of the second tier would pick with the very bits
+    // the first tier used: all the flows an aggregation switch gets from one edge
+    // switch agree in those bits and leave by one member (hash polarisation; on a
+    // k=4 fat-tree two of the four cores carried nothing). The controller gives
+    // each tier its own rotation. A seed mixed into the CRC would not do: CRC is
+    // affine, so a seed only XORs a constant into the result and the members'
+    // shares stay as they were.
+    action rotate_0() {
+        meta.ecmp_hash = meta.flow_hash;
+    }
+
+    action rotate_8() {
+        meta.ecmp_hash = meta.flow_hash[7:0] ++ meta.flow_hash[31:8];
+    }
+
+    action rotate_16() {
+        meta.ecmp_hash = meta.flow_hash[15:0] ++ meta.flow_hash[31:16];
+    }
+
+    action rotate_24() {
+        meta.ecmp_hash = meta.flow_hash[23:0] ++ meta.flow_hash[31:24];
+    }
+
+    table ecmp_hash_bits {
+        actions = {
+            rotate_0;
+            rotate_8;
+            rotate_16;
+            rotate_24;
+        }
+        default_action = rotate_0();
+        size = 1;
+    }
+
     table next_hop_member {
         key = {
             meta.fwd.group_id: exact @name("group_id");
@@ -159,7 +195,7 @@ control LoadBalance(inout headers_t hdr,
     apply {
         // locals first, initialised: p4c checks each use against every path,
         // returns included
-        bit<8> pick = meta.ecmp_hash[7:0];
+        bit<8> pick = 0;
         bit<16> rem = 0;
         bit<16> div = 0;
         member_index_t idx = 0;
@@ -187,6 +223,8 @@ control LoadBalance(inout headers_t hdr,
         }
         if (tlb.report == 0) {
             // -------------------------------------------------- the pick
+            ecmp_hash_bits.apply();  // the hash as this tier picks with it
+            pick = meta.ecmp_hash[7:0];
             if (tlb.mode == LB_MODE_FLOWLET) {
                 // a new flowlet's candidate mixes in the clock so it may move
                 pick = pick ^ tlb.now_us[7:0];
