@@ -33,7 +33,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             goodputs.append(f.size * 8 / fct)
             slowdowns.append(fct / ideal)
             rec |= {"fct_us": _r(fct / 1000, 3), "goodput_gbps": _r(f.size * 8 / fct)}
-            by_dst.setdefault(f.dst, []).append((st, fin, f.size))
+            by_dst.setdefault(f.dst, []).append((st, fin, f.size, hops(f.src, f.dst)))
         flows_out.append(rec)
     # receiver-link utilisation while receiving
     utils = []
@@ -41,7 +41,7 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
         t0 = min(i[0] for i in items)
         t1 = max(i[1] for i in items)
         utils.append(sum(i[2] for i in items) * 8e9 / max(1, t1 - t0) / line)
-    steady = _steady_rx(run, by_dst, hops)
+    steady = _steady_rx(run.net, by_dst)
     senders, receivers = run.senders.values(), run.receivers.values()
     arrivals = sum(r.arrivals for r in receivers)
     ooo = sum(r.ooo for r in receivers)
@@ -204,13 +204,16 @@ def _int_hops(net: Any) -> tuple[list[int], int, int]:
 
 
 def steady_rx_utilisation(
-    net: Any, receivers: Sequence[str], t0_ns: int, t1_ns: int
+    net: Any, receivers: Sequence[str], t0_ns: int, t1_ns: int, min_span_bins: int = 0
 ) -> list[float]:
     """Per receiving host: bytes its switch put on the host's link during [t0, t1) (whole
-    bins of the wires' time bins), as a share of the link's capacity in that time."""
+    bins of the wires' time bins), as a share of the link's capacity in that time; none
+    for a host whose [t0, t1) is shorter than `min_span_bins` bins."""
     out = []
     for host in receivers:
         wire = next(w for (a, b), w in net.wires.items() if b == host)
+        if t1_ns - t0_ns < min_span_bins * wire.bin_ns:
+            continue
         b0 = -(-t0_ns // wire.bin_ns)
         b1 = t1_ns // wire.bin_ns
         if b1 <= b0:
@@ -221,18 +224,17 @@ def steady_rx_utilisation(
     return out
 
 
-def _steady_rx(run: Any, by_dst: dict[str, list[Any]], hops: Any) -> list[float]:
-    """Per receiving host: its link's utilisation (bytes on the wire, headers included) from
-    one round trip after its first packet can arrive (first start + 3 one-way delays) to
-    its last flow's end, in whole time bins; hosts whose window is under two bins skipped."""
+def _steady_rx(net: Any, by_dst: dict[str, list[Any]]) -> list[float]:
+    """Per receiving host (`by_dst`: its flows' start, end, bytes, one-way delay): its
+    link's utilisation (bytes on the wire, headers included) from one round trip after
+    its first flow's first packet can arrive (that flow's start plus three of its one-way
+    delays) to its last flow's end; hosts whose window is under two time bins skipped."""
     utils = []
     for dst, items in by_dst.items():
-        src = next(f.src for f in run.flows if f.dst == dst)
-        t0 = min(i[0] for i in items) + int(3 * hops(src, dst))
+        first = min(items)
+        t0 = first[0] + int(3 * first[3])
         t1 = max(i[1] for i in items)
-        wire = next(w for (a, b), w in run.net.wires.items() if b == dst)
-        if t1 - t0 >= 2 * wire.bin_ns:
-            utils.extend(steady_rx_utilisation(run.net, [dst], t0, t1))
+        utils.extend(steady_rx_utilisation(net, [dst], t0, t1, min_span_bins=2))
     return utils
 
 
