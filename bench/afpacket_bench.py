@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from controller.targets import SwitchProcess, SwitchSpec, SwitchStartError
-from softswitch.ports_afpacket import RawSocketPort
+from softswitch.ports.afpacket import RawSocketPort
 
 CROSS = Path(__file__).parent / "programs" / "cross_connect.p4"
 

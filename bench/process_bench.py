@@ -201,7 +201,7 @@ def afpacket(n: int, workdir: Path) -> tuple[float, float, float] | str:
         return "needs root"
     if shutil.which("ip") is None:
         return "needs iproute2"
-    from softswitch.ports_afpacket import RawSocketPort
+    from softswitch.ports.afpacket import RawSocketPort
 
     ns = f"sswp{os.getpid()}"
     run = lambda *a: subprocess.run(["ip", *a], check=True, capture_output=True)  # noqa: E731

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .p4info import p4info_for, p4info_text
     from .p4runtime import P4RuntimeError, P4RuntimeServer
     from .ports import PcapFilePort, Port, QueuePort, queue_link
-    from .ports_afpacket import RawSocketPort
+    from .ports.afpacket import RawSocketPort
     from .program_info import CompiledProgram, ProgramInfo
     from .runtime import SwitchRuntime
     from .stf import run_stf
@@ -55,7 +55,7 @@ _WHERE = {
     "PcapFilePort": "ports",
     "Port": "ports",
     "QueuePort": "ports",
-    "RawSocketPort": "ports_afpacket",
+    "RawSocketPort": "ports.afpacket",
     "queue_link": "ports",
     "CompiledProgram": "program_info",
     "ProgramInfo": "program_info",

@@ -430,7 +430,7 @@ def _run_chassis(args: Any, targs: Any, stop: threading.Event, t0: float) -> int
     port, one program shared by the devices that push the same config."""
     from .chassis import load_chassis
     from .p4runtime.server import P4RuntimeServer
-    from .ports_udp import UdpPort, UdpReceiver
+    from .ports.udp import UdpPort, UdpReceiver
     from .program_cache import ProgramCache, SharedPrograms
     from .runtime import SwitchRuntime
 
@@ -552,12 +552,12 @@ def _impair_watcher(args: Any, runtimes: dict[int, Any]) -> Any:
 
 
 def _open_port(iface: str) -> Any:
-    """A UDP-over-loopback port for `udp:LOCAL,REMOTE` (ports_udp.py), else an interface."""
+    """A UDP-over-loopback port for `udp:LOCAL,REMOTE` (ports/udp.py), else an interface."""
     if iface.startswith("udp:"):
-        from .ports_udp import UdpPort
+        from .ports.udp import UdpPort
 
         return UdpPort(iface)
-    from .ports_afpacket import RawSocketPort
+    from .ports.afpacket import RawSocketPort
 
     return RawSocketPort(iface)
 

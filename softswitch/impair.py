@@ -160,7 +160,7 @@ class ImpairWatcher:
 
     def apply_once(self) -> bool:
         """Re-read the file if it changed; True when the ports were (re)set."""
-        from .ports_udp import UdpPort
+        from .ports.udp import UdpPort
 
         try:
             st = self.path.stat()

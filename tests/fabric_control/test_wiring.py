@@ -4,7 +4,7 @@ hosts get their own end, every switch a collector port, addresses kept or alloca
 from __future__ import annotations
 
 from controller.fabric.wiring import COLLECTOR_PORT, plan_wiring
-from softswitch.ports_udp import parse_udp_spec
+from softswitch.ports.udp import parse_udp_spec
 
 
 def test_cables_point_at_each_other() -> None:

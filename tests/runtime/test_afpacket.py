@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from softswitch.ports_afpacket import RawSocketPort, in_netns
+from softswitch.ports.afpacket import RawSocketPort, in_netns
 from softswitch.runtime import SwitchRuntime
 
 from .programs import CROSS, Netns, SwitchProcess, compiled, netns_unavailable
@@ -334,7 +334,7 @@ def test_tx_ring_frames_refused_while_the_interface_is_down(wires) -> None:  # t
 def test_without_a_tx_ring_send_later_sends_at_once(wires, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """`tx_ring=False`, or a kernel that refuses the transmit ring: `send_later` puts each
     frame on the wire itself and `flush` has nothing to do."""
-    import softswitch.ports_afpacket as afp
+    import softswitch.ports.afpacket as afp
 
     def refuse(*_a: object, **_k: object) -> None:
         raise OSError(22, "Invalid argument")

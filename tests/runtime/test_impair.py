@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from softswitch.impair import ImpairWatcher, PortImpairment, parse_impairments
-from softswitch.ports_udp import UdpPort
+from softswitch.ports.udp import UdpPort
 
 
 def test_loss_drops_about_its_fraction() -> None:

@@ -21,7 +21,7 @@ from softswitch.ports import (
     queue_link,
     read_pcap,
 )
-from softswitch.ports_ring import complete_checksum
+from softswitch.ports.ring import complete_checksum
 
 scapy_all = pytest.importorskip("scapy.all", reason="scapy is a project dependency")
 

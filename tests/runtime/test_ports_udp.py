@@ -12,7 +12,7 @@ import pytest
 
 from softswitch.cli import main
 from softswitch.ports import PortClosed
-from softswitch.ports_udp import UdpEndpoints, UdpPort, parse_udp_spec
+from softswitch.ports.udp import UdpEndpoints, UdpPort, parse_udp_spec
 from softswitch.runtime import SwitchRuntime
 
 from .programs import CROSS, SwitchProcess, compiled, softswitch_cmd

@@ -17,7 +17,7 @@ ports: a transmit ring).
   (`<iface>_in.pcap` replayed in timestamp order across all ports, `<iface>_out.pcap`
   written).
 
-Linux interfaces (AF_PACKET) are in `ports_afpacket`, UDP socket pairs in `ports_udp`.
+Linux interfaces (AF_PACKET) are in `ports.afpacket`, UDP socket pairs in `ports.udp`.
 """
 
 from __future__ import annotations

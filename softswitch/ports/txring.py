@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from .ports_ring import SOL_PACKET, map_ring
+from .ring import SOL_PACKET, map_ring
 
 __all__ = ["TxRing"]
 

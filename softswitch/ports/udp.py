@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .ports import PortClosed
+from . import PortClosed
 
 __all__ = ["UdpEndpoints", "UdpPort", "UdpReceiver", "parse_udp_spec"]
 
@@ -64,7 +64,7 @@ def parse_udp_spec(spec: str) -> UdpEndpoints:
 
 
 class UdpPort:
-    """A `Port` (see ports.py) over a bound UDP socket and a fixed peer address."""
+    """A `Port` (see `softswitch.ports`) over a bound UDP socket and a fixed peer address."""
 
     def __init__(self, endpoints: UdpEndpoints | str, rcvbuf: int = 4 << 20) -> None:
         self.endpoints = parse_udp_spec(endpoints) if isinstance(endpoints, str) else endpoints

@@ -1,10 +1,10 @@
 """Linux interfaces as switch ports: `RawSocketPort` (AF_PACKET), `disable_offloads` and
 `in_netns` (open an interface inside a network namespace).
 
-A `RawSocketPort` receives through a PACKET_MMAP ring (`ports_ring.RxRing`: no system call
+A `RawSocketPort` receives through a PACKET_MMAP ring (`ring.RxRing`: no system call
 per frame while frames wait) and sends on sockets of its own that receive nothing: `send`
 puts one frame on the wire at once; `send_later` queues frames that `flush` writes into a
-PACKET_MMAP transmit ring (`ports_txring.TxRing`) and hands to the kernel with one system
+PACKET_MMAP transmit ring (`txring.TxRing`) and hands to the kernel with one system
 call (the switch runtime flushes after every batch). It turns the interface's checksum
 and segmentation offloads off, ignores the frames this host sent on the interface, puts
 back VLAN tags the kernel moved into metadata, and completes checksums a peer left to
@@ -30,8 +30,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .ports import PortClosed
-from .ports_ring import (
+from . import PortClosed
+from .ring import (
     PACKET_OUTGOING,
     SOL_PACKET,
     TP_STATUS_VLAN_VALID,
@@ -41,7 +41,7 @@ from .ports_ring import (
     frame_size_for_mtu,
     insert_vlan,
 )
-from .ports_txring import TxRing
+from .txring import TxRing
 
 __all__ = ["RawSocketPort", "disable_offloads", "in_netns"]
 
