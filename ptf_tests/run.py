@@ -324,5 +324,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))  # softswitch.ports.afpacket.in_netns for the readiness probe
+    sys.path.insert(0, str(ROOT))  # p4rt_proto.netns.in_netns for the readiness probe
     sys.exit(main())

@@ -15,31 +15,26 @@ error names the command and PID and ends with the tail of the switch's log.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
 
 import grpc
 
 from p4rt_proto import p4runtime_pb2, p4runtime_pb2_grpc
+from p4rt_proto.netns import in_netns
 
 from .tools import Target, softswitch_command
 
 __all__ = ["SwitchProcess", "SwitchSpec", "SwitchStartError", "free_port", "stop_pid"]
 
 LOG_TAIL_LINES = 40
-_CLONE_NEWNET = 0x40000000
-T = TypeVar("T")
 
 
 class SwitchStartError(RuntimeError):
@@ -78,36 +73,6 @@ def _split_addr(addr: str) -> tuple[str, int]:
     if not sep or not port.isdigit():
         raise ValueError(f"gRPC address {addr!r}: expected HOST:PORT")
     return host.strip("[]"), int(port)
-
-
-def in_netns(netns: str | None, fn: Callable[[], T]) -> T:
-    """`fn()` on a short-lived thread that entered network namespace `netns` (a name under
-    /var/run/netns); the caller's namespace never changes."""
-    if netns is None:
-        return fn()
-    out: list[tuple[bool, object]] = []
-
-    def body() -> None:
-        try:
-            fd = os.open(f"/var/run/netns/{netns}", os.O_RDONLY)
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.setns(fd, _CLONE_NEWNET) != 0:
-                    err = ctypes.get_errno()
-                    raise OSError(err, f"setns {netns}: {os.strerror(err)}")
-            finally:
-                os.close(fd)
-            out.append((True, fn()))
-        except BaseException as e:  # handed to the caller
-            out.append((False, e))
-
-    t = threading.Thread(target=body, name=f"netns-{netns}")
-    t.start()
-    t.join()
-    ok, value = out[0]
-    if not ok:
-        raise value  # type: ignore[misc]
-    return value  # type: ignore[return-value]
 
 
 def stop_pid(pid: int, timeout: float = 10.0) -> bool:

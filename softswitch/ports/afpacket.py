@@ -1,5 +1,5 @@
-"""Linux interfaces as switch ports: `RawSocketPort` (AF_PACKET), `disable_offloads` and
-`in_netns` (open an interface inside a network namespace).
+"""Linux interfaces as switch ports: `RawSocketPort` (AF_PACKET) and `disable_offloads`;
+`p4rt_proto.netns.in_netns` opens one inside a network namespace.
 
 A `RawSocketPort` receives through a PACKET_MMAP ring (`ring.RxRing`: no system call
 per frame while frames wait) and sends on sockets of its own that receive nothing: `send`
@@ -24,11 +24,11 @@ import os
 import select
 import socket
 import struct
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, TypeVar
+
+from p4rt_proto.netns import in_netns
 
 from . import PortClosed
 from .ring import (
@@ -43,10 +43,9 @@ from .ring import (
 )
 from .txring import TxRing
 
-__all__ = ["RawSocketPort", "disable_offloads", "in_netns"]
+__all__ = ["RawSocketPort", "disable_offloads"]
 
 log = logging.getLogger("softswitch.ports")
-T = TypeVar("T")
 
 ETH_P_ALL = 0x0003
 PACKET_ADD_MEMBERSHIP = 1
@@ -60,7 +59,6 @@ _VNET = struct.Struct("=BBHHHH")  # flags, gso_type, hdr_len, gso_size, csum_sta
 _AUX_SPACE = socket.CMSG_SPACE(_AUXDATA.size)
 SIOCGIFMTU = 0x8921
 SIOCETHTOOL = 0x8946
-CLONE_NEWNET = 0x40000000
 _RING_BYTES = 2 << 20  # receive ring memory per port
 _TX_SLOTS = 128  # transmit ring slots per port: a burst fits twice; few, so they stay cached
 # legacy ethtool "set" commands, each taking a struct ethtool_value {u32 cmd, u32 data}
@@ -96,39 +94,6 @@ def disable_offloads(iface: str) -> dict[str, str]:
             except OSError as e:
                 results[feature] = os.strerror(e.errno or 0)
     return results
-
-
-def in_netns(netns: str | None, fn: Callable[[], T]) -> T:
-    """Call `fn` inside network namespace `netns` (a name under /var/run/netns, as
-    `ip netns add` makes) and return its result. Sockets made there stay in that namespace.
-    Runs on a short-lived thread, so the caller's own namespace never changes."""
-    if netns is None:
-        return fn()
-    result: list[Any] = []
-
-    import ctypes  # only here: most switches never enter a namespace
-
-    def body() -> None:
-        try:
-            fd = os.open(f"/var/run/netns/{netns}", os.O_RDONLY)
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.setns(fd, CLONE_NEWNET) != 0:
-                    err = ctypes.get_errno()
-                    raise OSError(err, f"setns {netns}: {os.strerror(err)}")
-            finally:
-                os.close(fd)
-            result.append((True, fn()))
-        except BaseException as e:  # handed to the caller
-            result.append((False, e))
-
-    t = threading.Thread(target=body, name=f"netns-{netns}")
-    t.start()
-    t.join()
-    ok, value = result[0]
-    if not ok:
-        raise value
-    return value  # type: ignore[no-any-return]
 
 
 def _mtu(sock: socket.socket, iface: str) -> int:

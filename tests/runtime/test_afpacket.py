@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from softswitch.ports.afpacket import RawSocketPort, in_netns
+from p4rt_proto.netns import in_netns
+from softswitch.ports.afpacket import RawSocketPort
 from softswitch.runtime import SwitchRuntime
 
 from .programs import CROSS, Netns, SwitchProcess, compiled, netns_unavailable
