@@ -3,6 +3,9 @@
 Names are full P4Info names (the builders in `codec.py` resolve aliases and suffixes);
 values are plain integers. `codec.encode_entity` turns any of these into a `p4.v1.Entity`,
 `codec.decode_entity` turns what a Read returns back into them.
+
+The match values (`Exact`, `Lpm`, `Ternary`, `Range`, `OptionalMatch`) are the classes
+softswitch's tables take too, from `p4rt_proto.matches`; `OptionalMatch` is its `Optional`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from enum import Enum
 from typing import Any
 
 from p4rt_proto import p4runtime_pb2 as p4r
+from p4rt_proto.matches import Exact, Lpm, Range, Ternary
+from p4rt_proto.matches import Optional as OptionalMatch
 
 __all__ = [
     "Action",
@@ -48,34 +53,8 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- matches
-@dataclass(frozen=True, slots=True)
-class Exact:
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Lpm:
-    value: int
-    prefix_len: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ternary:
-    value: int
-    mask: int
-
-
-@dataclass(frozen=True, slots=True)
-class Range:
-    low: int
-    high: int
-
-
-@dataclass(frozen=True, slots=True)
-class OptionalMatch:
-    value: int
-
-
+# The classes are p4rt_proto's, shared with the switch; a P4Runtime entry has no wildcard
+# object (a don't-care is an omitted field), so a controller `Match` is one of these five.
 Match = Exact | Lpm | Ternary | Range | OptionalMatch
 
 

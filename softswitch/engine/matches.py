@@ -1,36 +1,27 @@
-"""Match values of table entries, one per key field."""
+"""Match values of table entries, one per key field.
+
+The five P4Runtime kinds are `p4rt_proto.matches` (the controller uses the same classes);
+the engine adds `Wildcard` and what a match accepts (`covers`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p4rt_proto.matches import Exact, Lpm, Optional, Range, Ternary
 
-@dataclass(frozen=True, slots=True)
-class Exact:
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Lpm:
-    value: int
-    prefix_len: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ternary:
-    value: int
-    mask: int
-
-
-@dataclass(frozen=True, slots=True)
-class Range:
-    low: int
-    high: int
-
-
-@dataclass(frozen=True, slots=True)
-class Optional:
-    value: int
+__all__ = [
+    "Exact",
+    "Lpm",
+    "Match",
+    "Optional",
+    "Range",
+    "Ternary",
+    "Wildcard",
+    "covers",
+    "lpm_mask",
+    "prefix_len_of_mask",
+]
 
 
 @dataclass(frozen=True, slots=True)
