@@ -1,9 +1,10 @@
 """P4Runtime errors as the client reports them.
 
-A failed RPC becomes a `P4RuntimeError` (its gRPC code and message). A Write or Read in
-which some batch elements failed comes back, per the specification ("Error Reporting
-Messages"), as status UNKNOWN with a `google.rpc.Status` in the `grpc-status-details-bin`
-trailer holding one `p4.v1.Error` per element; `P4RuntimeWriteError` unwraps it:
+A failed RPC becomes a `P4RuntimeError` (its gRPC code and message; the class softswitch
+raises too, from `p4rt_proto.errors`). A Write or Read in which some batch elements failed
+comes back, per the specification ("Error Reporting Messages"), as status UNKNOWN with a
+`google.rpc.Status` in the `grpc-status-details-bin` trailer holding one `p4.v1.Error` per
+element; `P4RuntimeWriteError` unwraps it:
 
     P4RuntimeWriteError: Write failed: 1 of 3 updates
       update 2: NOT_FOUND: unknown table 33554432 [INSERT table_entry]
@@ -19,6 +20,7 @@ import grpc
 from google.rpc import status_pb2
 
 from p4rt_proto import p4runtime_pb2 as p4r
+from p4rt_proto.errors import P4RuntimeError
 
 __all__ = [
     "DETAILS_KEY",
@@ -47,24 +49,6 @@ class ElementError:
     def __str__(self) -> str:
         what = f" [{self.what}]" if self.what else ""
         return f"{self.index}: {self.code.name}: {self.message}{what}"
-
-
-class P4RuntimeError(Exception):
-    """An RPC failed as a whole."""
-
-    def __init__(self, code: grpc.StatusCode, message: str, rpc: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.rpc = rpc
-
-    def __str__(self) -> str:
-        where = f"{self.rpc}: " if self.rpc else ""
-        return f"{where}{self.code.name}: {self.message}"
-
-    @classmethod
-    def of(cls, err: grpc.RpcError, rpc: str = "") -> P4RuntimeError:
-        return cls(err.code(), err.details() or "", rpc)  # type: ignore[attr-defined]
 
 
 class P4RuntimeWriteError(P4RuntimeError):

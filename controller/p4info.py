@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from google.protobuf import text_format
 
 from p4rt_proto import p4info_pb2
+from p4rt_proto.errors import P4InfoError  # a name the P4Info does not have (or has twice)
 
 __all__ = [
     "ActionInfo",
@@ -40,13 +41,6 @@ _MATCH_KINDS = {
     p4info_pb2.MatchField.OPTIONAL: "optional",
 }
 PRIORITY_KINDS = frozenset({"ternary", "range", "optional"})
-
-
-class P4InfoError(KeyError):
-    """A name the P4Info does not have (or has more than once)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def load_p4info(path: str | Path) -> p4info_pb2.P4Info:

@@ -29,6 +29,9 @@ Use::
     from p4rt_proto import p4info_pb2, p4runtime_pb2, p4runtime_pb2_grpc
 
 or, once this module (or the `.pth`) has run, plain `from p4.v1 import p4runtime_pb2`.
+Its submodules (none loaded here) are what the switch and the controller share, one
+definition each: `errors` (`P4RuntimeError`, `P4InfoError`), `matches` (the match values
+of table entries) and `netns` (`in_netns`, a call inside a network namespace).
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Sequence
 
+from p4rt_proto.errors import P4InfoError  # a program whose P4Info cannot be built
+
 __all__ = [
     "IdAllocator",
     "P4InfoError",
@@ -32,10 +34,6 @@ __all__ = [
 ]
 
 _M32 = 0xFFFFFFFF
-
-
-class P4InfoError(ValueError):
-    """A program whose P4Info cannot be built (bad or duplicate `@id`, ...)."""
 
 
 class Prefix(enum.IntEnum):

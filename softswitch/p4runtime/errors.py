@@ -1,24 +1,18 @@
-"""P4Runtime errors with the canonical gRPC codes the specification prescribes."""
+"""P4Runtime errors with the canonical gRPC codes the specification prescribes.
+
+`P4RuntimeError` is the one the controller raises too (`p4rt_proto.errors`), re-exported
+here; `from_switch_error` turns an engine error into it.
+"""
 
 from __future__ import annotations
 
 import grpc
 
+from p4rt_proto.errors import P4RuntimeError
+
 from ..engine.errors import SwitchError
 
 __all__ = ["P4RuntimeError", "from_switch_error"]
-
-
-class P4RuntimeError(Exception):
-    """A request failed; `code` is the gRPC status code to report, `message` the reason."""
-
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.code.name}: {self.message}"
 
 
 def from_switch_error(e: SwitchError) -> P4RuntimeError:
