@@ -80,7 +80,7 @@ def measure(path: Path) -> dict:
 def cli_wall(args: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one `sprayfabric` process."""
     cmd = [sys.executable, "-c",
-           "import sys; from controller.cli import main; sys.exit(main(sys.argv[1:]))", *args]  # fmt: skip
+           "import sys; from sprayfabric.cli import main; sys.exit(main(sys.argv[1:]))", *args]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=_env())

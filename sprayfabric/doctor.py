@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import CliError, read_json
+from .common import CliError, CommandTree, read_json
 
 __all__ = ["hit_rank", "observable", "random_fault", "register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "doctor",
         help="rank the links or switches behind a run's lost or slow probes",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .mn import ensure_mininet
+from fabricnet.mn import ensure_mininet
 
 ensure_mininet()
 

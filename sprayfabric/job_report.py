@@ -12,12 +12,12 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError, read_json
+from .common import CliError, CommandTree, read_json
 
 __all__ = ["register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "job-report",
         help="a collective's steps, slowest flows and where they waited (INT)",

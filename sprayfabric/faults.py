@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..fabric.control import STATE_FILE, ControlClient, ControlError, RunState
-from .common import CliError
+from controller.fabric.control import STATE_FILE, ControlClient, ControlError, RunState
+
+from .common import CliError, CommandTree
 
 __all__ = ["register"]
 
 
-def register(sub: Any) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser("fault", help="inject, list or clear faults on the running fabric")
     fs = p.add_subparsers(dest="fault_cmd", metavar="ACTION", required=True)
     i = fs.add_parser(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import CliError, checked, output
+from .common import CliError, CommandTree, checked, output
 
 __all__ = ["REGRESSION_STATUS", "register"]
 
@@ -20,7 +20,7 @@ _threshold = checked(
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "compare",
         help="compare two runs or sweeps figure by figure, with bootstrap intervals over seeds",
