@@ -1,4 +1,4 @@
-"""`sprayfabric doctor RUN.json` and `sprayfabric doctor-eval TOPO`: localise the fault
+"""`sprayfabric doctor diagnose RUN.json` and `sprayfabric doctor eval TOPO`: localise the fault
 behind lost or slow probes (fabricsim.doctor), and measure how often it is right."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "doctor",
         help="rank the links or switches behind a run's lost or slow probes",
-        description="Reads a run's JSON (sprayfabric sim --probes --json FILE) and ranks "
+        description="Reads a run's JSON (sprayfabric sim run --probes --json FILE) and ranks "
         "suspect links and switches, 007-style votes over the probes' paths, with evidence.",
     )
     p.add_argument("run", metavar="RUN.json")

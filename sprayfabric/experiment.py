@@ -1,4 +1,4 @@
-"""`sprayfabric experiment NAME`: run one published-result scenario of fabricsim.experiments,
+"""`sprayfabric sim experiment NAME`: run one published-result scenario of fabricsim.experiments,
 print ours beside the published figure, write JSON."""
 
 from __future__ import annotations

@@ -1,12 +1,16 @@
 """The commands that run a fabric and talk to it:
 
-    sprayfabric up TOPO [--target softswitch|bmv2]   start, program, keep running (Ctrl-C stops)
-    sprayfabric down                                 stop it (or what a killed `up` left)
-    sprayfabric status [--json]                      switches, links down, hosts seen
-    sprayfabric set-lb MODE [--group G] [...]        load-balancing mode of every group (or G)
-    sprayfabric link down|up A B                     fail or restore a link
-    sprayfabric telemetry [--once] [--interval S]    live table of the metrics
-    sprayfabric shell SWITCH [--primary]             p4runtime-shell on one switch
+    sprayfabric fabric up TOPO [--target softswitch|bmv2]  start, program, keep running
+    sprayfabric fabric down                      stop it (or what a killed `up` left)
+    sprayfabric fabric status [--json]           switches, links down, hosts seen
+    sprayfabric fabric telemetry [--once]        live table of the metrics
+    sprayfabric fabric send SRC DST              frames from one host to another
+    sprayfabric fabric shell SWITCH [--primary]  p4runtime-shell on one switch
+    sprayfabric lb set MODE [--group G] [...]    load-balancing mode of every group (or G)
+    sprayfabric link down|up A B                 fail or restore a link
+
+(The old spellings `up`, `down`, `status`, `telemetry`, `send`, `shell` and `set-lb` are
+aliases: sprayfabric.cli.PLACES.)
 
 `up` writes `.sprayfabric/run.json` in the current directory; the other commands read it and
 talk to `up`'s control endpoint, so run them from the same directory.

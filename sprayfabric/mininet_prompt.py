@@ -100,7 +100,7 @@ class FabricCLI(CLI):
 
     def do_switches(self, _line: str) -> None:
         """switches: P4Runtime address, device id and log file of every switch (attach with
-        `sprayfabric shell`)."""
+        `sprayfabric fabric shell`)."""
         for sw in self.mn.switches:
             output(
                 f"{sw.name}: grpc {sw.grpc_address}, device id {sw.device_id}, log {sw.log_path}\n"

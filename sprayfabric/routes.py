@@ -1,4 +1,4 @@
-"""`sprayfabric routes TOPO`: compute every switch's routes, print a summary or JSON."""
+"""`sprayfabric topo routes TOPO`: compute every switch's routes, print a summary or JSON."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`sprayfabric sim` and `sprayfabric sweep`: fabric.p4 on every switch of a simulated
+"""`sprayfabric sim run` and `sprayfabric sim sweep`: fabric.p4 on every switch of a simulated
 fabric (fabricsim), one run or a grid of runs."""
 
 from __future__ import annotations
