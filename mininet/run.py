@@ -7,8 +7,8 @@
 Hosts get the file's IPs and MACs, links its rates (htb), every switch a P4 switch process
 on its veths with the file's P4Runtime address (`--free-ports`: any free loopback port);
 the controller programs them all. At the `sprayfabric>` prompt Mininet's commands work
-(`pingall`, `h1 ping h3`, `h1 iperf3 -s &`, ...) plus `set-lb MODE [GROUP]`,
-`link down|up A B`, `counters` and `switches`. Ctrl-D (or `exit`) stops everything; logs
+(`pingall`, `h1 ping h3`, `h1 iperf3 -s &`, ...) plus `lb set MODE [GROUP]` (or
+`set-lb`), `link down|up A B`, `counters` and `switches`. Ctrl-D (or `exit`) stops everything; logs
 (and pcaps with --pcap) stay in the work folder.
 """
 

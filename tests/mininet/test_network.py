@@ -200,6 +200,18 @@ def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, pro
     assert states == [("down", "down"), ("up", "up")]
 
 
+def test_the_prompt_takes_lb_set_as_set_lb(tmp_path: Path) -> None:
+    """`lb set MODE [GROUP]` (the command's noun verb spelling) is `set-lb MODE [GROUP]`."""
+    from sprayfabric.mininet_prompt import FabricCLI
+
+    script = tmp_path / "commands"
+    script.write_text("lb set spray\nlb set ecmp 3\nlb get\n")
+    control = FakeControl()
+    with open("/dev/null") as devnull:  # no network: `lb` does not touch it
+        FabricCLI(object(), control, stdin=devnull, script=str(script))
+    assert control.calls == [("set_lb", "spray", None), ("set_lb", "ecmp", 3)]
+
+
 _PROMPT_CHILD = """
 import sys
 from pathlib import Path
