@@ -5,3 +5,7 @@ It imports down into controller, fabricsim and fabricnet; nothing imports it
 sprayfabric` runs the same. mininet/run.py and mininet/demo.py share their setup here
 (`mininet_scripts`), and their prompt (`mininet_prompt`).
 """
+
+from .cli import main
+
+__all__ = ["main"]
