@@ -1,11 +1,11 @@
-"""`sprayfabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C.
+"""`sprayfabric fabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C.
 
 SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal went away; unless `up` runs with SIGHUP
 ignored, as under nohup) stop the fabric at any point, while it starts too: the switch
 processes run in sessions of their own, so only `up` gets the signal, and it stops every
 switch it started, by PID. If `up` is killed outright (SIGKILL), the next `up` in the same
 directory stops the switches it recorded in `.sprayfabric/switches.json` (those still the
-processes recorded) before it starts its own; so does `sprayfabric down` (`run_down`),
+processes recorded) before it starts its own; so does `sprayfabric fabric down` (`run_down`),
 which first stops a running `up` of that directory with SIGTERM.
 """
 
@@ -168,7 +168,7 @@ def wait_for_signal() -> None:
 
 
 def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
-    """`sprayfabric down`: stop the fabric of this directory. A running `up` gets SIGTERM
+    """`sprayfabric fabric down`: stop the fabric of this directory. A running `up` gets SIGTERM
     (it stops its switches and cables); then whatever a killed `up` left is stopped: the
     switch processes still matching its record, and (BMv2, root) its veths and namespaces.
     One line per thing done."""
