@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 TARGET ?= softswitch
 # the Python trees ruff checks and formats
-PY_DIRS := softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim mininet
+PY_DIRS := softswitch controller ptf_tests tests bench fabricnet p4rt_proto fabricsim sprayfabric mininet
 
 $(STAMP): pyproject.toml packaging/p4rt-proto-pth/sprayfabric-p4rt-proto.pth
 	$(PYTHON) -m venv $(VENV)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.cli.experiment import format_result
 from fabricsim.experiments import SCENARIOS, get, run_scenario
+from sprayfabric.experiment import format_result
 
 
 def main() -> None:

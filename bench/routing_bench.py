@@ -1,5 +1,5 @@
 """Route computation time and peak memory on generated fabrics, one process per size:
-fat-trees k = 8, 16, 32, 64 and a 4-plane fat-tree; then the `sprayfabric routes`
+fat-trees k = 8, 16, 32, 64 and a 4-plane fat-tree; then the `sprayfabric topo routes`
 command from process start to exit for the k=64 summary and the k=32 `--json` output.
 
 The work is single-threaded (numpy/scipy element-wise and sparse code; BLAS threads set
@@ -80,7 +80,7 @@ def measure(path: Path) -> dict:
 def cli_wall(args: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one `sprayfabric` process."""
     cmd = [sys.executable, "-c",
-           "import sys; from controller.cli import main; sys.exit(main(sys.argv[1:]))", *args]  # fmt: skip
+           "import sys; from sprayfabric.cli import main; sys.exit(main(sys.argv[1:]))", *args]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=_env())
@@ -127,12 +127,12 @@ def main() -> None:
         if args.skip_cli:
             return
         print()
-        print("sprayfabric routes, from process start to exit")
+        print("sprayfabric topo routes, from process start to exit")
         json_k = 32 if 32 in sizes else max(sizes)
         for k, extra in ((max(sizes), []), (json_k, ["--json"])):
             path = files[(k, 1)]
             out = Path(tmp) / f"routes-k{k}.out"
-            wall, cpu = cli_wall(["routes", str(path), *extra, "-o", str(out)])
+            wall, cpu = cli_wall(["topo", "routes", str(path), *extra, "-o", str(out)])
             size = out.stat().st_size / 1e6
             print(
                 f"  routes fat-tree-k{k}.yaml {' '.join(extra):<7} {wall:6.2f} s wall, "

@@ -2,16 +2,16 @@
 (softswitch or BMv2) on their veth interfaces, programmed by the controller over P4Runtime.
 
 The entry scripts are in the checkout's `mininet/` folder (`mininet/run.py`,
-`mininet/demo.py`); this package holds the reusable parts:
+`mininet/demo.py`; their shared setup and the `sprayfabric>` prompt are in the
+`sprayfabric` package, which imports this one); this package holds the reusable parts:
 
 - `fabricnet.mn`: loading Mininet's Python package from Debian's dist-packages;
 - `fabricnet.plan`: how topology nodes and links map onto Mininet (names, rates);
 - `fabricnet.footprint`: what a run created (names, PIDs) and whether any of it is left;
-- `fabricnet.switch`, `fabricnet.hosts`, `fabricnet.net`, `fabricnet.cli`,
-  `fabricnet.traffic`: the Mininet side (these import Mininet: check
+- `fabricnet.switch`, `fabricnet.hosts`, `fabricnet.net`, `fabricnet.traffic`: the Mininet side (these import Mininet: check
   `mininet_missing_reason()` first).
 
-Nothing in `controller/` or `softswitch/` imports this package.
+Nothing in `controller/`, `fabricsim/` or `softswitch/` imports this package.
 """
 
 from .footprint import Footprint, Leftovers

@@ -216,7 +216,7 @@ class MininetFabric:
 
 
 class FabricCommands:
-    """The prompt's fabric commands (`fabricnet.cli.FabricControl`) on a running fabric."""
+    """The prompt's fabric commands (`sprayfabric.mininet_prompt.FabricControl`) on a running fabric."""
 
     def __init__(self, fabric: MininetFabric) -> None:
         self.fabric = fabric

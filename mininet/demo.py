@@ -18,40 +18,29 @@ import sys
 import time
 from pathlib import Path
 
+from controller.topology import Topology, load_topology
+from sprayfabric.mininet_scripts import add_switch_arguments, run_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="mininet/demo.py", description=__doc__.split("\n")[0])
-    p.add_argument("--target", choices=("softswitch", "bmv2"), default="softswitch")
+    add_switch_arguments(p)
     p.add_argument("--topology", type=Path, default=ROOT / "topologies" / "leaf-spine-2x2.yaml")
     p.add_argument("--seconds", type=float, default=8.0, help="iperf3 run per mode")
     p.add_argument("--bw", type=float, default=10.0, metavar="MBIT", help="every link's rate (htb)")
     p.add_argument("--modes", default="ecmp,spray", help="comma-separated modes to compare")
     p.add_argument("--workdir", type=Path, default=Path("mininet-out"))
-    p.add_argument("--pcap", action="store_true", help="a pcap per switch port")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from fabricnet import mininet_missing_reason
 
-    reason = mininet_missing_reason()
-    if reason is not None:
-        print(f"mininet-demo: {reason}", file=sys.stderr)
-        return 1
-    from controller.topology import TopologyError, load_topology
-    from fabricnet.demo import run_demo
-    from fabricnet.signals import run_entry
+    def body(topology: Topology) -> int:
+        from fabricnet.demo import run_demo
 
-    try:
-        topology = load_topology(args.topology)
-    except (OSError, TopologyError) as e:
-        print(f"mininet-demo: {e}", file=sys.stderr)
-        return 1
-
-    def body() -> int:
         t0 = time.monotonic()
         ok = run_demo(
             topology,
@@ -65,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mininet-demo: {time.monotonic() - t0:.0f} s; logs in {args.workdir / 'logs'}")
         return 0 if ok else 1
 
-    return run_entry("mininet-demo", body)
+    return run_script("mininet-demo", lambda: load_topology(args.topology), body)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@
 Hosts get the file's IPs and MACs, links its rates (htb), every switch a P4 switch process
 on its veths with the file's P4Runtime address (`--free-ports`: any free loopback port);
 the controller programs them all. At the `sprayfabric>` prompt Mininet's commands work
-(`pingall`, `h1 ping h3`, `h1 iperf3 -s &`, ...) plus `set-lb MODE [GROUP]`,
-`link down|up A B`, `counters` and `switches`. Ctrl-D (or `exit`) stops everything; logs
+(`pingall`, `h1 ping h3`, `h1 iperf3 -s &`, ...) plus `lb set MODE [GROUP]` (or
+`set-lb`), `link down|up A B`, `counters` and `switches`. Ctrl-D (or `exit`) stops everything; logs
 (and pcaps with --pcap) stay in the work folder.
 """
 
@@ -18,16 +18,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.lb import PolicyError, add_policy_arguments, policy_from_args
+from controller.lb import Policy
+from controller.topology import Topology, load_topology
+from sprayfabric.mininet_scripts import add_switch_arguments, run_script
+from sprayfabric.policy_args import add_policy_arguments, policy_from_args
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="mininet/run.py", description=__doc__.split("\n")[0])
     p.add_argument("topology", type=Path)
-    p.add_argument("--target", choices=("softswitch", "bmv2"), default="softswitch")
+    add_switch_arguments(p)
     p.add_argument("--bw", type=float, metavar="MBIT", help="every link's rate (htb)")
     p.add_argument("--netem", action="store_true", help="apply link delay/loss (tc netem)")
-    p.add_argument("--pcap", action="store_true", help="a pcap per switch port")
     p.add_argument(
         "--workdir", type=Path, default=Path(".sprayfabric"), help="logs, pcaps, run state"
     )
@@ -38,37 +40,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from fabricnet import mininet_missing_reason
 
-    reason = mininet_missing_reason()
-    if reason is not None:
-        print(f"mininet/run.py: {reason}", file=sys.stderr)
-        return 1
-    from mininet.log import setLogLevel
+    def load() -> tuple[Topology, Policy]:
+        return load_topology(args.topology), policy_from_args(args)
 
-    from controller.topology import TopologyError, load_topology
-    from fabricnet.cli import FabricCLI
-    from fabricnet.fabric import MininetFabric, RunOptions
-    from fabricnet.signals import run_entry
+    def body(inputs: tuple[Topology, Policy]) -> int:
+        from mininet.log import setLogLevel
 
-    try:
-        topology = load_topology(args.topology)
-        policy = policy_from_args(args)
-    except (OSError, TopologyError, PolicyError) as e:
-        print(f"mininet/run.py: {e}", file=sys.stderr)
-        return 1
-    options = RunOptions(
-        target=args.target,
-        workdir=args.workdir,
-        policy=policy,
-        topology_path=str(args.topology),
-        pcap=args.pcap,
-        bw_mbit=args.bw,
-        netem=args.netem,
-        free_ports=args.free_ports,
-    )
+        from fabricnet.fabric import MininetFabric, RunOptions
+        from sprayfabric.mininet_prompt import FabricCLI
 
-    def body() -> int:
+        topology, policy = inputs
+        options = RunOptions(
+            target=args.target,
+            workdir=args.workdir,
+            policy=policy,
+            topology_path=str(args.topology),
+            pcap=args.pcap,
+            bw_mbit=args.bw,
+            netem=args.netem,
+            free_ports=args.free_ports,
+        )
         setLogLevel("info")
         with MininetFabric(topology, options) as fab:
             for sw in fab.net.switch_targets():
@@ -76,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             FabricCLI(fab.mininet, fab.control())
         return 0
 
-    return run_entry("mininet/run.py", body)
+    return run_script("mininet/run.py", load, body)
 
 
 if __name__ == "__main__":

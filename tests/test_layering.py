@@ -1,11 +1,18 @@
-"""softswitch's packages depend on each other one way only.
+"""The house's packages depend on each other one way only.
 
-The code generator knows no architecture (the compiler hands it one), the engine and the
-front end know neither, and nothing below the P4Runtime server imports it. Two checks: the
-package-level import graph (read from the sources with `ast`) has no cycle, and importing a
-low layer alone in a fresh interpreter loads none of the layers above it.
+The top-level packages stand in floors: the `sprayfabric` command on top; the simulator
+(`fabricsim`) and the Mininet runner (`fabricnet`) beside each other below it; the control
+plane (`controller`) below them; the P4 target (`softswitch`) below that; the P4Runtime
+protobuf loader (`p4rt_proto`) under everything. A package imports only floors below its
+own, nothing imports `sprayfabric`, and there is no cycle; read from the sources with
+`ast`, imports inside functions and type-checking-only imports included.
 
-`python -m tests.test_layering` prints the graph.
+Inside softswitch: the code generator knows no architecture (the compiler hands it one),
+the engine and the front end know neither, and nothing below the P4Runtime server imports
+it. Two checks: the package-level import graph has no cycle, and importing a low layer
+alone in a fresh interpreter loads none of the layers above it.
+
+`python -m tests.test_layering` prints both graphs.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "softswitch"
+HOUSE = Path(__file__).resolve().parent.parent
+ROOT = HOUSE / "softswitch"
 
 
 def _module_name(path: Path) -> tuple[str, bool]:
@@ -160,7 +168,113 @@ def test_package_imports_alone(package: str, forbidden: tuple[str, ...]) -> None
         assert not any(m == bad or m.startswith(bad + ".") for m in out), (package, bad)
 
 
+# ---------------------------------------------------------------- the house
+# top-level package -> the packages it may import: the floors below its own
+FLOORS = {
+    "sprayfabric": {"fabricsim", "fabricnet", "controller", "softswitch", "p4rt_proto"},
+    "fabricsim": {"controller", "softswitch", "p4rt_proto"},
+    "fabricnet": {"controller", "softswitch", "p4rt_proto"},
+    "controller": {"softswitch", "p4rt_proto"},
+    "softswitch": {"p4rt_proto"},
+    "p4rt_proto": set(),
+}
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    """The modules one file imports by absolute name: `import X`, `from X import ...` and
+    `importlib.import_module("X")`, wherever they are (functions, `if TYPE_CHECKING`);
+    relative imports stay inside the file's own package."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and not node.args[0].value.startswith(".")
+        ):
+            found.add(node.args[0].value)
+    return found
+
+
+def house_imports() -> dict[tuple[str, str], set[str]]:
+    """(package, package it imports) -> the files of the first that import the second."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for top in FLOORS:
+        for path in sorted((HOUSE / top).rglob("*.py")):
+            for module in _absolute_imports(path):
+                other = module.split(".")[0]
+                if other in FLOORS and other != top:
+                    found.setdefault((top, other), set()).add(str(path.relative_to(HOUSE)))
+    return found
+
+
+def house_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {top: set() for top in FLOORS}
+    for a, b in house_imports():
+        graph[a].add(b)
+    return graph
+
+
+def test_the_house_has_no_cycle() -> None:
+    cycle = _cycle(house_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+@pytest.mark.parametrize("package", sorted(FLOORS))
+def test_packages_import_only_the_floors_below(package: str) -> None:
+    upward = {
+        (a, b): sorted(files)
+        for (a, b), files in house_imports().items()
+        if a == package and b not in FLOORS[package]
+    }
+    assert not upward, upward
+
+
+def test_nothing_imports_the_command() -> None:
+    users = {a: sorted(f) for (a, b), f in house_imports().items() if b == "sprayfabric"}
+    assert not users, users
+    assert all("sprayfabric" not in may for may in FLOORS.values())
+
+
+def test_the_scan_sees_lazy_imports() -> None:
+    """A function-level import counts: the command imports fabricsim only inside its
+    handlers (sprayfabric/sim.py), and the scan finds it."""
+    imports = house_imports()
+    assert "sprayfabric/sim.py" in imports["sprayfabric", "fabricsim"]
+    assert ("sprayfabric", "fabricnet") in imports and ("fabricsim", "controller") in imports
+
+
+# (module imported alone, top-level packages it must not load)
+HOUSE_ISOLATION = [
+    ("controller.fabric.up", ("sprayfabric", "fabricsim", "fabricnet")),
+    ("controller.lb", ("sprayfabric", "fabricsim", "fabricnet")),
+    ("fabricsim.run", ("sprayfabric", "fabricnet")),
+    ("fabricnet.report", ("sprayfabric", "fabricsim")),  # without Mininet installed
+]
+
+
+@pytest.mark.parametrize(("module", "forbidden"), HOUSE_ISOLATION)
+def test_a_floor_imports_alone(module: str, forbidden: tuple[str, ...]) -> None:
+    code = f"import sys, {module}\nprint('\\n'.join(sorted(sys.modules)))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert module in out
+    for bad in forbidden:
+        assert not any(m == bad or m.startswith(bad + ".") for m in out), (module, bad)
+
+
 if __name__ == "__main__":
+    for (top, other), files in sorted(house_imports().items()):
+        print(f"{top} -> {other} ({len(files)} files)")
+    print()
     for unit, deps in sorted(package_graph().items()):
         for d in sorted(deps):
             print(f"{unit} -> {d}")

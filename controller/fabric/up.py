@@ -1,36 +1,51 @@
-"""`sprayfabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C.
+"""`sprayfabric fabric up TOPO`: start a fabric, program it, keep it running until Ctrl-C.
 
 SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal went away; unless `up` runs with SIGHUP
 ignored, as under nohup) stop the fabric at any point, while it starts too: the switch
 processes run in sessions of their own, so only `up` gets the signal, and it stops every
 switch it started, by PID. If `up` is killed outright (SIGKILL), the next `up` in the same
 directory stops the switches it recorded in `.sprayfabric/switches.json` (those still the
-processes recorded) before it starts its own; so does `sprayfabric down` (`run_down`),
+processes recorded) before it starts its own; so does `sprayfabric fabric down` (`run_down`),
 which first stops a running `up` of that directory with SIGTERM.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import signal
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..lb import policy_from_args
+from ..lb import Policy
 from ..targets import LedgerBusy, ProcessLedger, stop_recorded
-from ..topology import load_topology
+from ..topology import Topology
 from .bmv2 import Bmv2Run, bmv2_unavailable
 from .control import STATE_FILE
 from .desired import fabric_desired_state
 from .runner import FabricRun
 from .veth import VethError, remove_recorded
 
-__all__ = ["run_down", "run_up"]
+__all__ = ["UpOptions", "run_down", "run_up"]
 
 WORKDIR = STATE_FILE.parent  # where the other commands look for the run
+
+
+@dataclass(slots=True, frozen=True)
+class UpOptions:
+    """How `run_up` starts a fabric (the flags of `sprayfabric fabric up`)."""
+
+    topology_path: Path
+    target: str = "softswitch"
+    free_ports: bool = False
+    poll_interval: float = 1.0
+    switches_per_process: int = 1
+    queue_rate: int | None = None  # packets/s every egress port drains at
+    queue_depth: int | None = None  # egress queue depth in packets
+    priority_queues: int | None = None  # queues per port
+    policy: Policy = field(default_factory=Policy)
 
 
 class Interrupted(BaseException):  # noqa: N818 -- like KeyboardInterrupt, not an error
@@ -59,11 +74,11 @@ def raise_on_signals() -> dict[signal.Signals, Any]:
     return {s: signal.signal(s, handler) for s in sigs}
 
 
-def run_up(args: argparse.Namespace) -> int:
-    """Load, start, program; print where everything is; wait for a stop signal; stop."""
+def run_up(topo: Topology, options: UpOptions) -> int:
+    """Start, program; print where everything is; wait for a stop signal; stop."""
     previous = raise_on_signals()
     try:
-        return _run_up(args)
+        return _run_up(topo, options)
     except Interrupted:
         print("sprayfabric: interrupted while the fabric started; stopped", file=sys.stderr)
         return 1
@@ -72,16 +87,14 @@ def run_up(args: argparse.Namespace) -> int:
             signal.signal(sig, old)
 
 
-def _run_up(args: argparse.Namespace) -> int:
+def _run_up(topo: Topology, args: UpOptions) -> int:
     logging.basicConfig(level=logging.WARNING, format="sprayfabric: %(levelname)s: %(message)s")
-    topo = load_topology(args.topology)  # errors: one line from the CLI's main
-    policy = policy_from_args(args)
     common: dict[str, Any] = dict(
         workdir=WORKDIR,
         fixed_addresses=not args.free_ports,
         poll_interval=args.poll_interval,
-        topology_path=str(args.topology),
-        policy=policy,
+        topology_path=str(args.topology_path),
+        policy=args.policy,
     )
     queues = (
         ("--queue-rate", args.queue_rate),
@@ -108,7 +121,7 @@ def _run_up(args: argparse.Namespace) -> int:
             desired_state=fabric_desired_state,
             target=args.target,
             switch_args=switch_args,
-            switches_per_process=getattr(args, "switches_per_process", 1),
+            switches_per_process=args.switches_per_process,
             **common,
         )
     t0 = time.perf_counter()
@@ -155,7 +168,7 @@ def wait_for_signal() -> None:
 
 
 def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
-    """`sprayfabric down`: stop the fabric of this directory. A running `up` gets SIGTERM
+    """`sprayfabric fabric down`: stop the fabric of this directory. A running `up` gets SIGTERM
     (it stops its switches and cables); then whatever a killed `up` left is stopped: the
     switch processes still matching its record, and (BMv2, root) its veths and namespaces.
     One line per thing done."""

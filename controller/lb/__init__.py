@@ -6,13 +6,13 @@
   whoever computes routes;
 - `encode.py`: `FabricEncoder`, policy + intent -> `controller.entities` by P4Info name;
 - `wcmp.py`: weights -> member slots; `constants.py`: numbers from the P4 source;
-- `cli_args.py`: the policy flags of the `sprayfabric` command;
+- `flags.py`: a policy with command-line overrides on top (`PolicyFlags`);
 - `from_topology.py` (imported on its own): topology + computed routes -> `SwitchIntent`.
 """
 
-from .cli_args import add_policy_arguments, policy_from_args
 from .constants import DEFAULT_P4SRC, FabricConstants, p4_constants
 from .encode import FabricEncoder, GroupLayout
+from .flags import PolicyFlags, policy_with_flags
 from .intent import NextHop, PortRole, RouteGroup, SwitchIntent
 from .policy import (
     INT_INSTRUCTIONS,
@@ -50,18 +50,18 @@ __all__ = [
     "NextHop",
     "Policy",
     "PolicyError",
+    "PolicyFlags",
     "PortRole",
     "RouteGroup",
     "SwitchIntent",
     "Trim",
-    "add_policy_arguments",
     "check_policy",
     "instruction_bitmap",
     "interleave",
     "load_policy",
     "p4_constants",
     "parse_policy",
-    "policy_from_args",
+    "policy_with_flags",
     "slot_counts",
     "slots",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from sprayfabric.cli import main
 
 distributed = pytest.importorskip("distributed", reason="needs dask distributed (extra 'dask')")
 

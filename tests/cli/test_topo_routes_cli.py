@@ -11,10 +11,10 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from controller.cli import main
 from controller.routing import compute_routes
 from controller.topology import load_topology
 from controller.topology.generators import fat_tree, leaf_spine
+from sprayfabric.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,7 +170,7 @@ def test_console_script_and_module(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "routes", str(f), "--fail-link", "pod0-edge0,pod1-edge0"],
+        [sys.executable, "-m", "sprayfabric", "routes", str(f), "--fail-link", "pod0-edge0,pod1-edge0"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1

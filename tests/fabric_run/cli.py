@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-EXE = [str(Path(sys.executable).with_name("sprayfabric"))]
+EXE = [sys.executable, "-m", "sprayfabric"]  # this tree's, whatever the venv installed
 
 
 def sf(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:

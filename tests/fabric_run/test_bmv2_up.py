@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
 from controller.fabric.bmv2 import Bmv2Run, bmv2_unavailable
 from controller.fabric.traffic import send
 from controller.lb import load_policy
 from controller.topology import load_topology
+from sprayfabric.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPO = ROOT / "topologies" / "leaf-spine-2x2.yaml"

@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main as sprayfabric
-from controller.cli.doctor import hit_rank
 from controller.fabric import content, identity
 from controller.fabric.desired import fabric_desired_state
 from controller.fabric.live_faults import LiveFaultError, parse_live_fault
@@ -32,6 +30,8 @@ from controller.lb.policy_file import load_policy
 from controller.topology.generators import leaf_spine
 from fabricsim.doctor import diagnose
 from fabricsim.faults import Fault
+from sprayfabric.cli import main as sprayfabric
+from sprayfabric.doctor import hit_rank
 
 ROOT = Path(__file__).resolve().parents[2]
 

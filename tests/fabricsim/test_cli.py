@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.cli.sim import parse_fail_link, parse_time_ns
+from sprayfabric.cli import main
+from sprayfabric.sim import parse_fail_link, parse_time_ns
 
 TOPO = str(Path(__file__).resolve().parents[2] / "topologies" / "leaf-spine-2x2.yaml")
 
@@ -129,7 +129,7 @@ def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
 def test_cli_choices_are_the_simulators() -> None:
     # the CLI keeps its own copies so that parsing does not import the simulator
     import fabricsim
-    from controller.cli import sim
+    from sprayfabric import sim
 
     assert sim.MODES == fabricsim.MODES
     assert tuple(fabricsim.WORKLOADS) == sim.WORKLOADS

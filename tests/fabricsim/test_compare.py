@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
 from fabricsim.compare import (
     CompareError,
     Row,
@@ -16,6 +15,7 @@ from fabricsim.compare import (
     direction,
     load_rows,
 )
+from sprayfabric.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPO = ROOT / "topologies" / "leaf-spine-4x4.yaml"

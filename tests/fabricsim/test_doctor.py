@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
 from controller.topology import load_topology
 from fabricsim.doctor import diagnose
 from fabricsim.faults import FaultError, parse_fault
 from fabricsim.run import SimConfig, simulate
+from sprayfabric.cli import main
 
 TOPOS = Path(__file__).resolve().parents[2] / "topologies"
 TOPO = TOPOS / "leaf-spine-2x2.yaml"

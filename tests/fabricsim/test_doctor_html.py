@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
 from controller.topology import load_topology
 from fabricsim.doctor import diagnose
 from fabricsim.doctor_html import render_html
 from fabricsim.faults import parse_fault
 from fabricsim.run import SimConfig, simulate
+from sprayfabric.cli import main
 
 TOPO = Path(__file__).resolve().parents[2] / "topologies" / "leaf-spine-4x4.yaml"
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from controller.cli.doctor import hit_rank
 from controller.topology import load_topology
 from fabricsim.doctor import diagnose
 from fabricsim.faults import FaultError, parse_fault
 from fabricsim.run import SimConfig, simulate
+from sprayfabric.doctor import hit_rank
 
 TOPOS = Path(__file__).resolve().parents[2] / "topologies"
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
 from fabricsim.experiments import Scenario, get, run_scenario, without_timing
+from sprayfabric.cli import main
 
 TOPO = "leaf-spine:2x2x2"
 KEEP = ("ecmp/dctcp", "spray/ndp")

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
 from fabricsim.compare import load_rows
 from fabricsim.experiments import (
     SCENARIOS,
@@ -23,6 +22,7 @@ from fabricsim.experiments import (
     run_scenario,
     spread,
 )
+from sprayfabric.cli import main
 
 
 def test_registry_names_and_descriptions() -> None:

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
 from controller.topology import load_topology
 from fabricsim.collective import buffer_bytes, flow_steps
 from fabricsim.faults import parse_fault
 from fabricsim.job_report import job_report
 from fabricsim.run import SimConfig, simulate
 from fabricsim.workloads import make_workload
+from sprayfabric.cli import main
 
 TOPO = Path(__file__).resolve().parents[2] / "topologies" / "leaf-spine-2x2.yaml"
 SLOW = ("leaf1", "spine2")

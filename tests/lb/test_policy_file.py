@@ -19,7 +19,7 @@ from controller.lb import (
     instruction_bitmap,
     load_policy,
 )
-from controller.lb.cli_args import add_policy_arguments, policy_from_args
+from sprayfabric.policy_args import add_policy_arguments, policy_from_args
 
 ROOT = Path(__file__).resolve().parents[2]
 

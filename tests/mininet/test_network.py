@@ -166,7 +166,7 @@ def test_an_exception_inside_the_run_leaves_nothing(tmp_path: Path, program: Pat
 
 
 def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, program: Path) -> None:
-    from fabricnet.cli import FabricCLI
+    from sprayfabric.mininet_prompt import FabricCLI
 
     script = tmp_path / "commands"
     script.write_text("set-lb spray\nset-lb ecmp 3\ncounters\nlink down h1 s1\nlink s1 h1 up\n")
@@ -200,10 +200,22 @@ def test_the_prompt_passes_fabric_commands_to_the_controller(tmp_path: Path, pro
     assert states == [("down", "down"), ("up", "up")]
 
 
+def test_the_prompt_takes_lb_set_as_set_lb(tmp_path: Path) -> None:
+    """`lb set MODE [GROUP]` (the command's noun verb spelling) is `set-lb MODE [GROUP]`."""
+    from sprayfabric.mininet_prompt import FabricCLI
+
+    script = tmp_path / "commands"
+    script.write_text("lb set spray\nlb set ecmp 3\nlb get\n")
+    control = FakeControl()
+    with open("/dev/null") as devnull:  # no network: `lb` does not touch it
+        FabricCLI(object(), control, stdin=devnull, script=str(script))
+    assert control.calls == [("set_lb", "spray", None), ("set_lb", "ecmp", 3)]
+
+
 _PROMPT_CHILD = """
 import sys
 from pathlib import Path
-from fabricnet.cli import FabricCLI
+from sprayfabric.mininet_prompt import FabricCLI
 from fabricnet.signals import Terminated, interrupt_on_termination
 from tests.mininet.test_network import FakeControl, _network
 

@@ -1,4 +1,4 @@
-"""`sprayfabric experiment NAME`: run one published-result scenario of fabricsim.experiments,
+"""`sprayfabric sim experiment NAME`: run one published-result scenario of fabricsim.experiments,
 print ours beside the published figure, write JSON."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import CliError
+from .common import CliError, CommandTree
 
 __all__ = ["format_result", "register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "experiment",
         help="reproduce a published result on the simulated fabric",

@@ -3,7 +3,8 @@
 Besides everything Mininet's prompt offers (`pingall`, `h1 ping h3`, `h1 iperf3 ...`,
 `links`, `py ...`), the prompt has:
 
-    set-lb MODE [GROUP]      load-balancing mode of every next-hop group (or of GROUP)
+    lb set MODE [GROUP]      load-balancing mode of every next-hop group (or of GROUP);
+                             `set-lb MODE [GROUP]` is the old spelling
     link down A B            take the link between A and B down: the veth pair goes down
     link up A B              and the controller removes (restores) it from every group
                              (Mininet's own order `link A B down` works the same)
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .mn import ensure_mininet
+from fabricnet.mn import ensure_mininet
 
 ensure_mininet()
 
@@ -38,7 +39,7 @@ class FabricControl(Protocol):
 
 
 class FabricCLI(CLI):
-    """`mininet> ` with `set-lb`, `link down|up`, `counters` and `switches`."""
+    """`mininet> ` with `lb set` (or `set-lb`), `link down|up`, `counters` and `switches`."""
 
     prompt = "sprayfabric> "
 
@@ -72,6 +73,15 @@ class FabricCLI(CLI):
                 return
         self._run(self.control.set_lb, args[0], group)
 
+    def do_lb(self, line: str) -> None:
+        """lb set MODE [GROUP]: load-balancing mode (ecmp, flowlet, spray, adaptive, ...)
+        of every next-hop group, or of GROUP."""
+        verb, _, rest = line.strip().partition(" ")
+        if verb != "set":
+            error("usage: lb set MODE [GROUP]\n")
+            return
+        self.do_set_lb(rest)
+
     def do_link(self, line: str) -> None:
         """link down|up A B (or Mininet's link A B down|up): the veth pair between A and B
         goes down/up and the controller takes it out of (puts it back in) every group."""
@@ -100,7 +110,7 @@ class FabricCLI(CLI):
 
     def do_switches(self, _line: str) -> None:
         """switches: P4Runtime address, device id and log file of every switch (attach with
-        `sprayfabric shell`)."""
+        `sprayfabric fabric shell`)."""
         for sw in self.mn.switches:
             output(
                 f"{sw.name}: grpc {sw.grpc_address}, device id {sw.device_id}, log {sw.log_path}\n"

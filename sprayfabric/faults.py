@@ -1,9 +1,9 @@
-"""Faults and probes on a running fabric (`sprayfabric up` in this directory):
+"""Faults and probes on a running fabric (`sprayfabric fabric up` in this directory):
 
     sprayfabric fault inject KIND:ARGS        e.g. loss:leaf1-spine1,0.05 (fabricsim's --fault syntax)
     sprayfabric fault list [--json]           the active faults and what each changed
     sprayfabric fault clear ID | --all        undo them
-    sprayfabric probe [--pairs all] [--paths N] [--rounds R] --json OUT
+    sprayfabric fabric probe [--pairs all] [--paths N] [--rounds R] --json OUT
                                               Pingmesh-style probes; OUT is doctor's input
 
 How they act: controller/fabric/live_faults.py and live_probe.py.
@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..fabric.control import STATE_FILE, ControlClient, ControlError, RunState
-from .common import CliError
+from controller.fabric.control import STATE_FILE, ControlClient, ControlError, RunState
+
+from .common import CliError, CommandTree
 
 __all__ = ["register"]
 
 
-def register(sub: Any) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser("fault", help="inject, list or clear faults on the running fabric")
     fs = p.add_subparsers(dest="fault_cmd", metavar="ACTION", required=True)
     i = fs.add_parser(
@@ -48,7 +49,7 @@ def register(sub: Any) -> None:
         help="probe every host pair over several paths; the JSON is doctor's input",
         description="Each round every host probes each peer from --paths UDP source ports "
         "(paths from INT, lost 5-tuples traced); writes the latency/loss aggregates "
-        "`sprayfabric doctor OUT.json` reads. Needs ecmp groups (set-lb ecmp).",
+        "`sprayfabric doctor diagnose OUT.json` reads. Needs ecmp groups (lb set ecmp).",
     )
     p.add_argument("--pairs", default="all", metavar="all|A-B,...")
     p.add_argument("--paths", type=int, default=4, metavar="N", help="source ports per pair")

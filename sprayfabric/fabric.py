@@ -1,12 +1,16 @@
 """The commands that run a fabric and talk to it:
 
-    sprayfabric up TOPO [--target softswitch|bmv2]   start, program, keep running (Ctrl-C stops)
-    sprayfabric down                                 stop it (or what a killed `up` left)
-    sprayfabric status [--json]                      switches, links down, hosts seen
-    sprayfabric set-lb MODE [--group G] [...]        load-balancing mode of every group (or G)
-    sprayfabric link down|up A B                     fail or restore a link
-    sprayfabric telemetry [--once] [--interval S]    live table of the metrics
-    sprayfabric shell SWITCH [--primary]             p4runtime-shell on one switch
+    sprayfabric fabric up TOPO [--target softswitch|bmv2]  start, program, keep running
+    sprayfabric fabric down                      stop it (or what a killed `up` left)
+    sprayfabric fabric status [--json]           switches, links down, hosts seen
+    sprayfabric fabric telemetry [--once]        live table of the metrics
+    sprayfabric fabric send SRC DST              frames from one host to another
+    sprayfabric fabric shell SWITCH [--primary]  p4runtime-shell on one switch
+    sprayfabric lb set MODE [--group G] [...]    load-balancing mode of every group (or G)
+    sprayfabric link down|up A B                 fail or restore a link
+
+(The old spellings `up`, `down`, `status`, `telemetry`, `send`, `shell` and `set-lb` are
+aliases: sprayfabric.cli.PLACES.)
 
 `up` writes `.sprayfabric/run.json` in the current directory; the other commands read it and
 talk to `up`'s control endpoint, so run them from the same directory.
@@ -23,10 +27,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..fabric.control import STATE_FILE, ControlClient, ControlError, RunState
-from ..lb import MODES as LB_MODES
-from ..lb import SPRAY_KINDS, add_policy_arguments
-from .common import CliError
+from controller.fabric.control import STATE_FILE, ControlClient, ControlError, RunState
+from controller.lb import MODES as LB_MODES
+from controller.lb import SPRAY_KINDS
+
+from .common import CliError, CommandTree
+from .policy_args import add_policy_arguments, policy_from_args
 
 __all__ = ["register"]
 
@@ -34,7 +40,7 @@ __all__ = ["register"]
 MODES = (*LB_MODES, *(f"spray_{kind}" for kind in SPRAY_KINDS))
 
 
-def register(sub: Any) -> None:
+def register(sub: CommandTree) -> None:
     """Add `up`, `down`, `status`, `set-lb`, `link`, `telemetry`, `shell` to a subparsers object."""
     p = sub.add_parser("up", help="start a fabric of switches, program it, keep it running")
     p.add_argument("topology", type=Path, metavar="TOPO", help="a topology file (YAML)")
@@ -126,13 +132,26 @@ def _fail(msg: str) -> int:
 
 # ---------------------------------------------------------------- up
 def cmd_up(args: argparse.Namespace) -> int:
-    from ..fabric.up import run_up
+    from controller.fabric.up import UpOptions, run_up
+    from controller.topology import load_topology
 
-    return run_up(args)
+    topo = load_topology(args.topology)  # errors: one line from main
+    options = UpOptions(
+        topology_path=args.topology,
+        target=args.target,
+        free_ports=args.free_ports,
+        poll_interval=args.poll_interval,
+        switches_per_process=args.switches_per_process,
+        queue_rate=args.queue_rate,
+        queue_depth=args.queue_depth,
+        priority_queues=args.priority_queues,
+        policy=policy_from_args(args),
+    )
+    return run_up(topo, options)
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    from ..fabric.up import run_down
+    from controller.fabric.up import run_down
 
     return run_down()
 
@@ -309,7 +328,7 @@ def cmd_telemetry(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- send
 def cmd_send(args: argparse.Namespace) -> int:
-    from ..fabric.traffic import send
+    from controller.fabric.traffic import send
 
     try:
         state = RunState.load(STATE_FILE)

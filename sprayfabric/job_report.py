@@ -1,4 +1,4 @@
-"""`sprayfabric job-report RUN.json`: why a collective was slow (fabricsim.job_report).
+"""`sprayfabric report job RUN.json`: why a collective was slow (fabricsim.job_report).
 
 A command of its own rather than `doctor --job`: the doctor ranks suspect links from a
 run's probes, for any workload; the job report reads a collective's own flows (steps,
@@ -12,16 +12,16 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError, read_json
+from .common import CliError, CommandTree, read_json
 
 __all__ = ["register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "job-report",
         help="a collective's steps, slowest flows and where they waited (INT)",
-        description="Reads a collective run's JSON (sprayfabric sim --workload "
+        description="Reads a collective run's JSON (sprayfabric sim run --workload "
         "allreduce|alltoall --json FILE): per step its start, end and duration, the "
         "slowest flows of each step with FCT and slowdown, the hops where their packets "
         "waited (queue occupancy and hop latency from INT), and a one-line verdict.",

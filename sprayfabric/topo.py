@@ -1,4 +1,5 @@
-"""`sprayfabric topo gen|check|show`: write, check and look at topology files."""
+"""`sprayfabric topo gen|check|show`: write, check and look at topology files (`topo
+routes`: routes.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import networkx as nx
 from controller.topology import Topology, dump_topology, format_rate, load_topology, parse_rate
 from controller.topology.generators import describe, fat_tree, leaf_spine
 
-from .common import CliError, output
+from .common import CliError, CommandTree, output
 
 __all__ = ["register"]
 
@@ -22,9 +23,8 @@ def _rate(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    topo = sub.add_parser("topo", help="generate, check and show topology files")
-    tsub = topo.add_subparsers(dest="topo_command", metavar="ACTION", required=True)
+def register(sub: CommandTree) -> None:
+    tsub = sub.group("topo")
 
     gen = tsub.add_parser("gen", help="write a generated fabric")
     gsub = gen.add_subparsers(dest="kind", metavar="KIND", required=True)

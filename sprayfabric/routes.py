@@ -1,4 +1,4 @@
-"""`sprayfabric routes TOPO`: compute every switch's routes, print a summary or JSON."""
+"""`sprayfabric topo routes TOPO`: compute every switch's routes, print a summary or JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from controller.routing import compute_routes, write_routes_json
 from controller.topology import load_topology
 
-from .common import CliError, output
+from .common import CliError, CommandTree, output
 
 __all__ = ["register"]
 
@@ -24,7 +24,7 @@ def _count(n: int, one: str, many: str = "") -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "routes",
         help="compute ECMP/WCMP routes of every switch",

@@ -1,4 +1,4 @@
-"""`sprayfabric sim` and `sprayfabric sweep`: fabric.p4 on every switch of a simulated
+"""`sprayfabric sim run` and `sprayfabric sim sweep`: fabric.p4 on every switch of a simulated
 fabric (fabricsim), one run or a grid of runs."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .common import CliError, checked, output
+from .common import CliError, CommandTree, checked, output
 
 __all__ = ["parse_fail_link", "parse_time_ns", "register"]
 
@@ -194,7 +194,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "sim",
         help="simulate a fabric running fabric.p4 under a workload",

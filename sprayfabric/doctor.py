@@ -1,4 +1,4 @@
-"""`sprayfabric doctor RUN.json` and `sprayfabric doctor-eval TOPO`: localise the fault
+"""`sprayfabric doctor diagnose RUN.json` and `sprayfabric doctor eval TOPO`: localise the fault
 behind lost or slow probes (fabricsim.doctor), and measure how often it is right."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import CliError, read_json
+from .common import CliError, CommandTree, read_json
 
 __all__ = ["hit_rank", "observable", "random_fault", "register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "doctor",
         help="rank the links or switches behind a run's lost or slow probes",
-        description="Reads a run's JSON (sprayfabric sim --probes --json FILE) and ranks "
+        description="Reads a run's JSON (sprayfabric sim run --probes --json FILE) and ranks "
         "suspect links and switches, 007-style votes over the probes' paths, with evidence.",
     )
     p.add_argument("run", metavar="RUN.json")

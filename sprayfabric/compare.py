@@ -1,4 +1,5 @@
-"""`sprayfabric compare A B`: figures of two runs or sweeps side by side, regressions marked.
+"""`sprayfabric report compare A B`: figures of two runs or sweeps side by side, regressions
+marked.
 
 Exit status 0 when B has no regression against A, 2 when it has one (for CI), 1 on an error.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import CliError, checked, output
+from .common import CliError, CommandTree, checked, output
 
 __all__ = ["REGRESSION_STATUS", "register"]
 
@@ -20,12 +21,12 @@ _threshold = checked(
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: CommandTree) -> None:
     p = sub.add_parser(
         "compare",
         help="compare two runs or sweeps figure by figure, with bootstrap intervals over seeds",
-        description="A is the baseline, B the candidate: each a run (`sim --json`), a sweep "
-        "(`sweep -o`), an experiment's JSON, a demo summary.json, or a directory of run and "
+        description="A is the baseline, B the candidate: each a run (`sim run --json`), a sweep "
+        "(`sim sweep -o`), an experiment's JSON, a demo summary.json, or a directory of run and "
         "sweep files. Runs are grouped by configuration, seeds aside; a field that differs "
         "between the sides as a whole (e.g. mode) is what is compared. A figure regresses "
         "when B is worse by more than the threshold and the 95%% bootstrap interval of the "
