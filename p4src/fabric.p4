@@ -47,6 +47,7 @@
 #ifdef WITH_INT
 #include "include/int/int_ingress.p4"
 #include "include/int/int_egress.p4"
+#include "include/int/drop_report.p4"
 #endif // WITH_INT
 
 control FabricIngress(inout headers_t hdr,
@@ -64,6 +65,7 @@ control FabricIngress(inout headers_t hdr,
 #endif // WITH_CONGESTION
 #ifdef WITH_INT
     IntIngress() int_ingress;
+    DropReport() drop_report;
 #endif // WITH_INT
     IngressStats() stats;
 
@@ -84,6 +86,9 @@ control FabricIngress(inout headers_t hdr,
         // after INT: when both clone, the CNP (last call) wins
         cnp_trigger.apply(hdr, meta, standard_metadata);
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+        drop_report.apply(meta, standard_metadata);
+#endif // WITH_INT
         stats.apply(meta, standard_metadata);
     }
 }

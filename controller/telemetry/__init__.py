@@ -2,6 +2,7 @@
 
 from .collector import IntCollector
 from .counters import CounterSnapshot, MemberCount, Rates, poll_counters, rates
+from .drop_report import DropReport, decode_drop_report, decode_drop_report_frame
 from .int_report import (
     FlowKey,
     HopRecord,
@@ -20,6 +21,9 @@ __all__ = [
     "Rates",
     "poll_counters",
     "rates",
+    "DropReport",
+    "decode_drop_report",
+    "decode_drop_report_frame",
     "FlowKey",
     "HopRecord",
     "IntCollector",

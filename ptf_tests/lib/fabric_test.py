@@ -346,6 +346,14 @@ class FabricTest(BaseTest):
         )
         return self._insert_one(entry)
 
+    def add_drop_report(
+        self, switch_id: int, min_gap_us: int, reason: str | None = None
+    ) -> TableEntry:
+        """Report ingress drops of `reason` (a DROP_* name without the prefix; every
+        reason when None), at most one per reason every `min_gap_us`."""
+        code = None if reason is None else self.c[f"DROP_{reason}"]
+        return self._insert_one(self.enc.drop_report(switch_id, min_gap_us, code))
+
     # ------------------------------------------------------------ reading state
     def drop_count(self, reason: str) -> int:
         return self.sw.read_counter("drop_counter", self.c[f"DROP_{reason}"]).packets
