@@ -18,7 +18,7 @@ CORE = {
     "ecmp_hash_bits",
 }
 FEATURES = {
-    "WITH_INT": {"int_watchlist", "int_sink_ports", "int_ports", "int_report"},
+    "WITH_INT": {"int_watchlist", "int_sink_ports", "int_ports", "int_report", "drop_reasons"},
     "WITH_ECN": {"ecn_config"},
     "WITH_CONGESTION": {"trim_config", "cnp_config"},
 }
