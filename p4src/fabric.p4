@@ -48,6 +48,7 @@
 #include "include/int/int_ingress.p4"
 #include "include/int/int_egress.p4"
 #include "include/int/drop_report.p4"
+#include "include/int/queue_report.p4"
 #endif // WITH_INT
 
 control FabricIngress(inout headers_t hdr,
@@ -106,6 +107,7 @@ control FabricEgress(inout headers_t hdr,
 #endif // WITH_ECN
 #ifdef WITH_INT
     IntEgress() int_egress;
+    QueueReport() queue_report;
 #endif // WITH_INT
     TxBytes() tx_bytes;
 
@@ -120,6 +122,7 @@ control FabricEgress(inout headers_t hdr,
 #endif // WITH_ECN
 #ifdef WITH_INT
         int_egress.apply(hdr, meta, standard_metadata);
+        queue_report.apply(hdr, meta, standard_metadata);
 #endif // WITH_INT
         // last: the packet's bytes as it leaves, after every rewrite above
         tx_bytes.apply(hdr, standard_metadata);

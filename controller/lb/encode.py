@@ -391,6 +391,19 @@ class FabricEncoder:
             priority=2 if reason is not None else 1,
         )
 
+    def queue_report(
+        self, port: int, switch_id: int, threshold: int, min_gap_us: int
+    ) -> TableEntry:
+        """Report packets leaving `port` that waited behind `threshold` packets or more, at
+        most one report every `min_gap_us`."""
+        return table_entry(
+            self.schema,
+            "queue_report_config",
+            {"eg_port": port},
+            "report_queue_above",
+            {"switch_id": switch_id, "queue_threshold": threshold, "min_gap_us": min_gap_us},
+        )
+
     # ------------------------------------------------------------------ one switch
     def switch_entities(
         self, intent: SwitchIntent, policy: Policy, dead_ports: Iterable[int] = ()
@@ -430,8 +443,8 @@ class FabricEncoder:
             self.int_port(p.port, intent.switch_id, policy.mtu_of(p.port)) for p in intent.ports
         ]
         col = ip.collector
-        # sinks send INT reports; with drop reports on, every switch sends those
-        if col is not None and (hosts or col.drop_report_gap_us):
+        # sinks send INT reports; with drop or queue reports on, every switch sends those
+        if col is not None and (hosts or col.drop_report_gap_us or col.queue_report_threshold):
             port, mac = _toward_collector(intent, col)
             if port is not None and mac is not None:
                 if intent.report_ip is None:
@@ -440,6 +453,16 @@ class FabricEncoder:
                 out.append(self.int_session(port, col.truncate_bytes))
                 if col.drop_report_gap_us:
                     out.append(self.drop_report(intent.switch_id, col.drop_report_gap_us))
+                if col.queue_report_threshold:
+                    out += [
+                        self.queue_report(
+                            p.port,
+                            intent.switch_id,
+                            col.queue_report_threshold,
+                            col.queue_report_gap_us,
+                        )
+                        for p in intent.ports
+                    ]
         return out
 
 

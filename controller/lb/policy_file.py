@@ -203,6 +203,8 @@ _COLLECTOR_KEYS = (
     "src_port",
     "truncate_bytes",
     "drop_report_gap_us",
+    "queue_report_threshold",
+    "queue_report_gap_us",
 )
 
 
@@ -255,6 +257,8 @@ def _int(r: _Reader, raw: Any) -> IntPolicy:
                 src_port=r.integer(c, ck, "src_port", 32766),
                 truncate_bytes=r.integer(c, ck, "truncate_bytes", 0),
                 drop_report_gap_us=r.integer(c, ck, "drop_report_gap_us", 0),
+                queue_report_threshold=r.integer(c, ck, "queue_report_threshold", 0),
+                queue_report_gap_us=r.integer(c, ck, "queue_report_gap_us", 1000),
             ),
         )
     return r.build(

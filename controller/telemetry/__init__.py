@@ -1,8 +1,15 @@
 """Telemetry: INT reports (decoder and UDP collector), counter polling, Prometheus metrics."""
 
+from .alerts import (
+    DropReport,
+    QueueReport,
+    decode_alert,
+    decode_alert_frame,
+    decode_drop_report,
+    decode_drop_report_frame,
+)
 from .collector import IntCollector
 from .counters import CounterSnapshot, MemberCount, Rates, poll_counters, rates
-from .drop_report import DropReport, decode_drop_report, decode_drop_report_frame
 from .int_report import (
     FlowKey,
     HopRecord,
@@ -22,6 +29,9 @@ __all__ = [
     "poll_counters",
     "rates",
     "DropReport",
+    "QueueReport",
+    "decode_alert",
+    "decode_alert_frame",
     "decode_drop_report",
     "decode_drop_report_frame",
     "FlowKey",

@@ -9,8 +9,8 @@
 a host receives it. `framed=True`: each datagram is a whole frame from a switch port (the
 report's Ethernet/IPv4/UDP included), as a softswitch UDP port (`-i N@udp:...`) delivers
 it. Datagrams that do not decode are counted in `errors` (the last error kept), never
-raised. Drop reports (D=1) are kept apart: `drop_reports()`, counted in `drops_received`;
-the listeners get INT reports only.
+raised. Drop and queue reports (D or Q set) are kept apart: `alerts()`, counted in
+`alerts_received`; the listeners get INT reports only.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-from .drop_report import DropReport, decode_drop_report, is_drop_report
+from .alerts import DropReport, QueueReport, decode_alert, is_alert
 from .int_report import IntReport, ReportError, decode_report, report_payload
 
 __all__ = ["IntCollector"]
@@ -41,8 +41,8 @@ class IntCollector:
         self._sock.bind(address)
         self.address: tuple[str, int] = self._sock.getsockname()
         self._recent: deque[IntReport] = deque(maxlen=keep)
-        self._drops: deque[DropReport] = deque(maxlen=keep)
-        self.drops_received = 0
+        self._alerts: deque[DropReport | QueueReport] = deque(maxlen=keep)
+        self.alerts_received = 0
         self._listeners: list[Callable[[IntReport], None]] = []
         self._lock = threading.Lock()
         self._cv = threading.Condition(self._lock)
@@ -66,17 +66,17 @@ class IntCollector:
             self._thread.start()
         return self
 
-    def handle(self, datagram: bytes) -> IntReport | DropReport | None:
+    def handle(self, datagram: bytes) -> IntReport | DropReport | QueueReport | None:
         """Decode one datagram and hand an INT report to the listeners (the receive thread
         calls this; a test may too)."""
         try:
             payload = report_payload(datagram) if self.framed else datagram
-            if is_drop_report(payload):
-                drop = decode_drop_report(payload)
+            if is_alert(payload):
+                alert = decode_alert(payload)
                 with self._lock:
-                    self.drops_received += 1
-                    self._drops.append(drop)
-                return drop
+                    self.alerts_received += 1
+                    self._alerts.append(alert)
+                return alert
             rep = decode_report(payload)
         except ReportError as e:
             with self._lock:
@@ -99,9 +99,9 @@ class IntCollector:
         with self._lock:
             return list(self._recent)
 
-    def drop_reports(self) -> list[DropReport]:
+    def alerts(self) -> list[DropReport | QueueReport]:
         with self._lock:
-            return list(self._drops)
+            return list(self._alerts)
 
     def wait_for(self, count: int, timeout: float) -> bool:
         """Wait until `count` reports were received in total."""

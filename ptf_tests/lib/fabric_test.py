@@ -354,6 +354,13 @@ class FabricTest(BaseTest):
         code = None if reason is None else self.c[f"DROP_{reason}"]
         return self._insert_one(self.enc.drop_report(switch_id, min_gap_us, code))
 
+    def add_queue_report(
+        self, port: int, switch_id: int, threshold: int, min_gap_us: int
+    ) -> TableEntry:
+        """Report packets leaving `port` behind `threshold` or more packets, at most one
+        every `min_gap_us`."""
+        return self._insert_one(self.enc.queue_report(port, switch_id, threshold, min_gap_us))
+
     # ------------------------------------------------------------ reading state
     def drop_count(self, reason: str) -> int:
         return self.sw.read_counter("drop_counter", self.c[f"DROP_{reason}"]).packets

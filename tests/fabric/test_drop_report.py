@@ -104,7 +104,7 @@ def test_drop_and_int_decoders_refuse_each_others_reports(fab: Fabric) -> None:
         decode_report_frame(frame)
     cleared = bytearray(frame)
     cleared[14 + 20 + 8 + 11] &= 0x7F  # the D flag
-    with pytest.raises(ReportError, match="D flag clear"):
+    with pytest.raises(ReportError, match="D and Q flags clear"):
         decode_drop_report_frame(bytes(cleared))
     with pytest.raises(ReportError, match="needs 28 bytes"):
         decode_drop_report_frame(frame[: 14 + 20 + 8 + 24])

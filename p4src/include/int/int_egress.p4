@@ -137,6 +137,33 @@ control IntEgress(inout headers_t hdr,
                            + REPORT_HDR_BYTES + REPORT_DROP_MD_BYTES + kept));
     }
 
+    // the clone of a packet that left a congested queue (queue_report.p4): Q=1,
+    // the ports, hop latency, queue id and occupancy the packet saw
+    @hidden
+    action set_queue_report_fields(bit<16> kept) {
+        bit<32> seq_no;
+        report_seq_no.read(seq_no, 0);
+        report_seq_no.write(0, seq_no + 1);
+        hdr.report_group.seq_no = seq_no[21:0];
+        hdr.report_individual.q = 1;
+        hdr.report_individual.f = 0;
+        hdr.report_individual.md_len = REPORT_QUEUE_MD_WORDS;
+        hdr.report_individual.rep_md_bits = REPORT_MD_QUEUE;
+        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + REPORT_QUEUE_MD_WORDS
+                                      + (bit<8>)((kept + 3) >> 2);
+        hdr.report_queue_md.setValid();
+        hdr.report_queue_md.ingress_port = (bit<16>)meta.int_ingress_port;
+        hdr.report_queue_md.egress_port = (bit<16>)meta.int_egress_port;
+        hdr.report_queue_md.hop_latency = meta.report_latency_ns;
+        hdr.report_queue_md.queue_id = meta.report_queue_id;
+        hdr.report_queue_md.queue_occupancy = meta.report_queue_depth;
+        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept;
+        hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
+                                  + REPORT_QUEUE_MD_BYTES + kept;
+        truncate((bit<32>)(ETH_HDR_BYTES + IPV4_HDR_BYTES + UDP_HDR_BYTES
+                           + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept));
+    }
+
     // ---------------------------------------------------------- helpers
     // the UDP length and the length field of the IP header the packet has grow by
     // `bytes` (an action per IP version: none writes into a header that is not there)
@@ -185,18 +212,22 @@ control IntEgress(inout headers_t hdr,
         // locals first, initialised: p4c checks each use against every path, returns
         // included
         bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
-        // a drop report skips INT processing and goes straight to the report
+        // drop and queue reports skip INT processing and go straight to the report
         bool is_drop_report = is_clone && meta.clone_kind == CLONE_DROP_REPORT;
+        bool is_queue_report =
+            standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
+            && meta.clone_kind == CLONE_QUEUE_REPORT;
+        bool is_alert = is_drop_report || is_queue_report;
         if (meta.fwd.to_cpu == 1) {
             return;
         }
-        if (!is_drop_report && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
+        if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
             return;
         }
         if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_drop_report) {
             return;
         }
-        if (!is_clone && meta.int_sink == 1) {
+        if (!is_clone && !is_queue_report && meta.int_sink == 1) {
             // sink: the report clone carries this hop's metadata; strip INT
             if (hdr.int_md.isValid() && hdr.int_shim.isValid()) {
                 bit<16> int_bytes = ((bit<16>)hdr.int_shim.len) << 2;
@@ -215,7 +246,7 @@ control IntEgress(inout headers_t hdr,
         }
 
         bool int_port = false;
-        if (!is_drop_report) {
+        if (!is_alert) {
             if (int_ports.apply().hit) {
                 int_port = true;
             }
@@ -318,7 +349,7 @@ control IntEgress(inout headers_t hdr,
         }
 
         // -------------------------------------------------- report
-        if (is_clone) {
+        if (is_clone || is_queue_report) {
             bit<16> inner_len = ETH_HDR_BYTES;
             if (is_drop_report) {
                 // the packet as received, cut to what the report keeps
@@ -336,10 +367,18 @@ control IntEgress(inout headers_t hdr,
                 } else {
                     inner_len = inner_len + IPV6_HDR_BYTES + hdr.ipv6.payload_len;
                 }
+                if (is_queue_report) {
+                    meta.int_switch_id = meta.report_node_id;
+                    if (inner_len > DROP_REPORT_INNER_BYTES) {
+                        inner_len = DROP_REPORT_INNER_BYTES;
+                    }
+                }
             }
             if (int_report.apply().hit) {
                 if (is_drop_report) {
                     set_drop_report_fields(inner_len);
+                } else if (is_queue_report) {
+                    set_queue_report_fields(inner_len);
                 } else {
                     bit<32> seq_no;
                     report_seq_no.read(seq_no, 0);
