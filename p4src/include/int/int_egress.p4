@@ -213,19 +213,27 @@ control IntEgress(inout headers_t hdr,
         // included
         bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
         // drop and queue reports skip INT processing and go straight to the report
-        bool is_drop_report = is_clone && meta.clone_kind == CLONE_DROP_REPORT;
-        bool is_queue_report =
-            standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
-            && meta.clone_kind == CLONE_QUEUE_REPORT;
-        bool is_alert = is_drop_report || is_queue_report;
+        bool is_drop_report = false;
+        bool is_queue_report = false;
+        bool is_alert = false;
         if (meta.fwd.to_cpu == 1) {
             return;
         }
-        if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
-            return;
-        }
-        if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_drop_report) {
-            return;
+        if (standard_metadata.instance_type == PKT_INSTANCE_TYPE_NORMAL) {
+            if (meta.congestion.trimmed == 1 || !hdr.udp.isValid()) {
+                return;
+            }
+        } else {
+            is_drop_report = is_clone && meta.clone_kind == CLONE_DROP_REPORT;
+            is_queue_report = standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
+                              && meta.clone_kind == CLONE_QUEUE_REPORT;
+            is_alert = is_drop_report || is_queue_report;
+            if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
+                return;
+            }
+            if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_drop_report) {
+                return;
+            }
         }
         if (!is_clone && !is_queue_report && meta.int_sink == 1) {
             // sink: the report clone carries this hop's metadata; strip INT
