@@ -237,7 +237,14 @@ def test_drop_reports_go_on_every_switch_with_a_collector_path(
     session: P4RuntimeSession, encoder: FabricEncoder
 ) -> None:
     assert POLICY.int_md is not None and POLICY.int_md.collector is not None
-    col = replace(POLICY.int_md.collector, switch=None, port=None, drop_report_gap_us=500)
+    col = replace(
+        POLICY.int_md.collector,
+        switch=None,
+        port=None,
+        drop_report_gap_us=500,
+        queue_report_threshold=8,
+        queue_report_gap_us=50,
+    )
     policy = replace(POLICY, int_md=replace(POLICY.int_md, collector=col))
     spine = SwitchIntent(
         name="spine1",
@@ -249,9 +256,10 @@ def test_drop_reports_go_on_every_switch_with_a_collector_path(
         collector_port=2,
         collector_next_hop_mac="00:00:00:00:64:01",
     )
-    # without drop reports a spine (no hosts: no INT sink) sends no report at all
+    # without drop or queue reports a spine (no hosts: no INT sink) sends no report at all
     assert not any(
-        isinstance(e, TableEntry) and e.table.endswith(("int_report", "drop_reasons"))
+        isinstance(e, TableEntry)
+        and e.table.endswith(("int_report", "drop_reasons", "queue_report_config"))
         for e in encoder.switch_entities(spine, POLICY)
     )
     session.insert(*encoder.switch_entities(spine, policy))
@@ -260,6 +268,11 @@ def test_drop_reports_go_on_every_switch_with_a_collector_path(
     assert dict(entry.action.params) == {"switch_id": 21, "min_gap_us": 500}  # type: ignore[union-attr]
     (report,) = session.read_table("int_report")
     assert report.match["eg_port"].value == 2  # type: ignore[union-attr]
+    queues = {
+        e.match["eg_port"].value: dict(e.action.params)  # type: ignore[union-attr]
+        for e in session.read_table("queue_report_config")
+    }
+    assert queues == {p: {"switch_id": 21, "queue_threshold": 8, "min_gap_us": 50} for p in (1, 2)}
     sessions = {s.session_id: s for s in session.read(CloneSession())}
     assert [r.port for r in sessions[encoder.c.int_report_session].replicas] == [2]
 
