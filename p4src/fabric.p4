@@ -47,6 +47,8 @@
 #ifdef WITH_INT
 #include "include/int/int_ingress.p4"
 #include "include/int/int_egress.p4"
+#include "include/int/drop_report.p4"
+#include "include/int/queue_report.p4"
 #endif // WITH_INT
 
 control FabricIngress(inout headers_t hdr,
@@ -64,6 +66,7 @@ control FabricIngress(inout headers_t hdr,
 #endif // WITH_CONGESTION
 #ifdef WITH_INT
     IntIngress() int_ingress;
+    DropReport() drop_report;
 #endif // WITH_INT
     IngressStats() stats;
 
@@ -84,6 +87,9 @@ control FabricIngress(inout headers_t hdr,
         // after INT: when both clone, the CNP (last call) wins
         cnp_trigger.apply(hdr, meta, standard_metadata);
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+        drop_report.apply(meta, standard_metadata);
+#endif // WITH_INT
         stats.apply(meta, standard_metadata);
     }
 }
@@ -101,6 +107,7 @@ control FabricEgress(inout headers_t hdr,
 #endif // WITH_ECN
 #ifdef WITH_INT
     IntEgress() int_egress;
+    QueueReport() queue_report;
 #endif // WITH_INT
     TxBytes() tx_bytes;
 
@@ -115,6 +122,7 @@ control FabricEgress(inout headers_t hdr,
 #endif // WITH_ECN
 #ifdef WITH_INT
         int_egress.apply(hdr, meta, standard_metadata);
+        queue_report.apply(hdr, meta, standard_metadata);
 #endif // WITH_INT
         // last: the packet's bytes as it leaves, after every rewrite above
         tx_bytes.apply(hdr, standard_metadata);

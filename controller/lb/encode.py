@@ -374,6 +374,36 @@ class FabricEncoder:
             self.c.int_report_session, (Replica(port),), packet_length_bytes=truncate_bytes
         )
 
+    def drop_report(self, switch_id: int, min_gap_us: int, reason: int | None = None) -> TableEntry:
+        """Report the packets ingress drops for `reason` (every reason when None) to the
+        collector, at most one report per reason every `min_gap_us`."""
+        match: dict[str, Ternary] = {}
+        if reason is not None:
+            match["reason"] = Ternary(
+                reason, (1 << self.schema.table("drop_reasons").field("reason").bitwidth) - 1
+            )
+        return table_entry(
+            self.schema,
+            "drop_reasons",
+            match,
+            "report_drop",
+            {"switch_id": switch_id, "min_gap_us": min_gap_us},
+            priority=2 if reason is not None else 1,
+        )
+
+    def queue_report(
+        self, port: int, switch_id: int, threshold: int, min_gap_us: int
+    ) -> TableEntry:
+        """Report packets leaving `port` that waited behind `threshold` packets or more, at
+        most one report every `min_gap_us`."""
+        return table_entry(
+            self.schema,
+            "queue_report_config",
+            {"eg_port": port},
+            "report_queue_above",
+            {"switch_id": switch_id, "queue_threshold": threshold, "min_gap_us": min_gap_us},
+        )
+
     # ------------------------------------------------------------------ one switch
     def switch_entities(
         self, intent: SwitchIntent, policy: Policy, dead_ports: Iterable[int] = ()
@@ -413,13 +443,26 @@ class FabricEncoder:
             self.int_port(p.port, intent.switch_id, policy.mtu_of(p.port)) for p in intent.ports
         ]
         col = ip.collector
-        if col is not None and hosts:
+        # sinks send INT reports; with drop or queue reports on, every switch sends those
+        if col is not None and (hosts or col.drop_report_gap_us or col.queue_report_threshold):
             port, mac = _toward_collector(intent, col)
             if port is not None and mac is not None:
                 if intent.report_ip is None:
                     raise ValueError(f"switch {intent.name}: INT reports need a report_ip")
                 out.append(self.int_report(port, intent.router_mac, mac, intent.report_ip, col))
                 out.append(self.int_session(port, col.truncate_bytes))
+                if col.drop_report_gap_us:
+                    out.append(self.drop_report(intent.switch_id, col.drop_report_gap_us))
+                if col.queue_report_threshold:
+                    out += [
+                        self.queue_report(
+                            p.port,
+                            intent.switch_id,
+                            col.queue_report_threshold,
+                            col.queue_report_gap_us,
+                        )
+                        for p in intent.ports
+                    ]
         return out
 
 

@@ -215,6 +215,13 @@ class IntCollector:
     port: int | None = None
     src_port: int = 32766
     truncate_bytes: int = 0  # clone session packet_length (0: whole packet)
+    # every switch reports the packets its ingress drops, at most one report per drop
+    # reason every drop_report_gap_us (0: no drop reports)
+    drop_report_gap_us: int = 0
+    # every switch reports a packet that waited behind queue_report_threshold packets or
+    # more, at most one report per port every queue_report_gap_us (threshold 0: none)
+    queue_report_threshold: int = 0
+    queue_report_gap_us: int = 1000
 
     def __post_init__(self) -> None:
         try:
@@ -222,7 +229,14 @@ class IntCollector:
                 raise ValueError("reports are IPv4")
         except ValueError as e:
             raise ValueError(f"int collector ip: {e}") from None
-        for n in ("udp_port", "src_port", "truncate_bytes"):
+        for n in (
+            "udp_port",
+            "src_port",
+            "truncate_bytes",
+            "drop_report_gap_us",
+            "queue_report_threshold",
+            "queue_report_gap_us",
+        ):
             _nonneg(f"int collector {n}", getattr(self, n))
 
 

@@ -194,7 +194,18 @@ def _cnp(r: _Reader, raw: Any) -> Cnp:
 
 
 _WATCH_KEYS = ("ip_src", "ip_dst", "ip_proto", "l4_sport", "l4_dport", "priority")
-_COLLECTOR_KEYS = ("ip", "mac", "udp_port", "switch", "port", "src_port", "truncate_bytes")
+_COLLECTOR_KEYS = (
+    "ip",
+    "mac",
+    "udp_port",
+    "switch",
+    "port",
+    "src_port",
+    "truncate_bytes",
+    "drop_report_gap_us",
+    "queue_report_threshold",
+    "queue_report_gap_us",
+)
 
 
 def _watch(r: _Reader, item: Any, k: str) -> IntWatch:
@@ -245,6 +256,9 @@ def _int(r: _Reader, raw: Any) -> IntPolicy:
                 port=r.opt_int(c, ck, "port"),
                 src_port=r.integer(c, ck, "src_port", 32766),
                 truncate_bytes=r.integer(c, ck, "truncate_bytes", 0),
+                drop_report_gap_us=r.integer(c, ck, "drop_report_gap_us", 0),
+                queue_report_threshold=r.integer(c, ck, "queue_report_threshold", 0),
+                queue_report_gap_us=r.integer(c, ck, "queue_report_gap_us", 1000),
             ),
         )
     return r.build(

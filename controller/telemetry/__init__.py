@@ -1,5 +1,13 @@
 """Telemetry: INT reports (decoder and UDP collector), counter polling, Prometheus metrics."""
 
+from .alerts import (
+    DropReport,
+    QueueReport,
+    decode_alert,
+    decode_alert_frame,
+    decode_drop_report,
+    decode_drop_report_frame,
+)
 from .collector import IntCollector
 from .counters import CounterSnapshot, MemberCount, Rates, poll_counters, rates
 from .int_report import (
@@ -20,6 +28,12 @@ __all__ = [
     "Rates",
     "poll_counters",
     "rates",
+    "DropReport",
+    "QueueReport",
+    "decode_alert",
+    "decode_alert_frame",
+    "decode_drop_report",
+    "decode_drop_report_frame",
     "FlowKey",
     "HopRecord",
     "IntCollector",

@@ -9,7 +9,8 @@
 a host receives it. `framed=True`: each datagram is a whole frame from a switch port (the
 report's Ethernet/IPv4/UDP included), as a softswitch UDP port (`-i N@udp:...`) delivers
 it. Datagrams that do not decode are counted in `errors` (the last error kept), never
-raised.
+raised. Drop and queue reports (D or Q set) are kept apart: `alerts()`, counted in
+`alerts_received`; the listeners get INT reports only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-from .int_report import IntReport, ReportError, decode_report, decode_report_frame
+from .alerts import DropReport, QueueReport, decode_alert, is_alert
+from .int_report import IntReport, ReportError, decode_report, report_payload
 
 __all__ = ["IntCollector"]
 
@@ -39,6 +41,8 @@ class IntCollector:
         self._sock.bind(address)
         self.address: tuple[str, int] = self._sock.getsockname()
         self._recent: deque[IntReport] = deque(maxlen=keep)
+        self._alerts: deque[DropReport | QueueReport] = deque(maxlen=keep)
+        self.alerts_received = 0
         self._listeners: list[Callable[[IntReport], None]] = []
         self._lock = threading.Lock()
         self._cv = threading.Condition(self._lock)
@@ -62,11 +66,18 @@ class IntCollector:
             self._thread.start()
         return self
 
-    def handle(self, datagram: bytes) -> IntReport | None:
-        """Decode one datagram and hand it to the listeners (the receive thread calls this;
-        a test may too)."""
+    def handle(self, datagram: bytes) -> IntReport | DropReport | QueueReport | None:
+        """Decode one datagram and hand an INT report to the listeners (the receive thread
+        calls this; a test may too)."""
         try:
-            rep = decode_report_frame(datagram) if self.framed else decode_report(datagram)
+            payload = report_payload(datagram) if self.framed else datagram
+            if is_alert(payload):
+                alert = decode_alert(payload)
+                with self._lock:
+                    self.alerts_received += 1
+                    self._alerts.append(alert)
+                return alert
+            rep = decode_report(payload)
         except ReportError as e:
             with self._lock:
                 self.errors += 1
@@ -87,6 +98,10 @@ class IntCollector:
     def reports(self) -> list[IntReport]:
         with self._lock:
             return list(self._recent)
+
+    def alerts(self) -> list[DropReport | QueueReport]:
+        with self._lock:
+            return list(self._alerts)
 
     def wait_for(self, count: int, timeout: float) -> bool:
         """Wait until `count` reports were received in total."""

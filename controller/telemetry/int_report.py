@@ -110,6 +110,11 @@ def _need(data: bytes, n: int, what: str) -> None:
 
 def decode_report_frame(frame: bytes) -> IntReport:
     """A report as a switch port emits it (Ethernet/IPv4/UDP around the report)."""
+    return decode_report(report_payload(frame))
+
+
+def report_payload(frame: bytes) -> bytes:
+    """The report (group header on) inside a frame's Ethernet/IPv4/UDP encapsulation."""
     _need(frame, 14 + 20 + 8, "report encapsulation")
     (ethertype,) = struct.unpack_from("!H", frame, 12)
     if ethertype != ETH_IPV4:
@@ -117,7 +122,7 @@ def decode_report_frame(frame: bytes) -> IntReport:
     ihl = (frame[14] & 0x0F) * 4
     if frame[14 + 9] != PROTO_UDP:
         raise ReportError(f"report encapsulation: IP protocol {frame[23]}, expected UDP")
-    return decode_report(frame[14 + ihl + 8 :])
+    return frame[14 + ihl + 8 :]
 
 
 def decode_report(payload: bytes) -> IntReport:

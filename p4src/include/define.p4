@@ -81,10 +81,23 @@ const bit<4>  REPORT_TYPE_INT = 1;
 const bit<4>  REPORT_IN_TYPE_ETHERNET = 3;
 const bit<8>  REPORT_MAIN_WORDS = 2;     // individual report main contents
 const bit<16> REPORT_HDR_BYTES = 20;     // group (8) and individual (12) headers
+// Drop reports (INT-XD style): RepMdBits bit 1 (port ids) and bit 15 (queue id
+// and drop reason), bit 0 being the most significant; two words of metadata.
+const bit<16> REPORT_MD_DROP = 0x4001;
+const bit<8>  REPORT_DROP_MD_WORDS = 2;
+const bit<16> REPORT_DROP_MD_BYTES = 8;
+// Queue reports (congested queue, Q=1): bits 1 (port ids), 2 (hop latency) and
+// 3 (queue id and occupancy); three words.
+const bit<16> REPORT_MD_QUEUE = 0x7000;
+const bit<8>  REPORT_QUEUE_MD_WORDS = 3;
+const bit<16> REPORT_QUEUE_MD_BYTES = 12;
+// A drop or queue report keeps at most this many bytes of the packet.
+const bit<16> DROP_REPORT_INNER_BYTES = 128;
 
 // standard_metadata.instance_type values (BMv2 simple_switch)
 const bit<32> PKT_INSTANCE_TYPE_NORMAL        = 0;
 const bit<32> PKT_INSTANCE_TYPE_INGRESS_CLONE = 1;
+const bit<32> PKT_INSTANCE_TYPE_EGRESS_CLONE  = 2;
 
 // Clone sessions the controller configures (P4Runtime CloneSessionEntry).
 const bit<32> INT_REPORT_SESSION = 1;    // -> the collector port
@@ -94,6 +107,8 @@ const bit<32> CNP_SESSION_BASE   = 1024; // 1024 + p -> port p (CNPs go back out
 const bit<8> CLONE_NONE       = 0;
 const bit<8> CLONE_INT_REPORT = 1;
 const bit<8> CLONE_CNP        = 2;
+const bit<8> CLONE_DROP_REPORT = 3;
+const bit<8> CLONE_QUEUE_REPORT = 4;
 
 // Field list of the user metadata preserved by clones (@field_list needs a
 // literal, hence a macro).

@@ -54,7 +54,8 @@ control Ecn(inout headers_t hdr,
         // included
         bit<2> ecn = ECN_NOT_ECT;
         if (meta.fwd.to_cpu == 1
-                || standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE) {
+                || standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE
+                || standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE) {
             return;
         }
         if (hdr.ipv4.isValid()) {

@@ -215,15 +215,35 @@ header report_individual_t {
     bit<16> ds_md_status;
 }
 
+// Drop report metadata (RepMdBits bits 1 and 15).
+header report_drop_md_t {
+    bit<16> ingress_port;
+    bit<16> egress_port;
+    bit<8>  queue_id;
+    bit<8>  drop_reason;
+    bit<16> pad;
+}
+
+// Queue report metadata (RepMdBits bits 1, 2 and 3).
+header report_queue_md_t {
+    bit<16> ingress_port;
+    bit<16> egress_port;
+    bit<32> hop_latency;
+    bit<8>  queue_id;
+    bit<24> queue_occupancy;
+}
+
 struct headers_t {
     packet_out_header_t  packet_out;
     packet_in_header_t   packet_in;
-    // telemetry report encapsulation (INT sink clones only)
+    // telemetry report encapsulation (INT sink, drop and queue report clones only)
     ethernet_t           report_ethernet;
     ipv4_t               report_ipv4;
     udp_t                report_udp;
     report_group_t       report_group;
     report_individual_t  report_individual;
+    report_drop_md_t     report_drop_md;
+    report_queue_md_t    report_queue_md;
     // the packet
     ethernet_t           ethernet;
     vlan_tag_t           vlan_tag;
@@ -305,6 +325,11 @@ struct local_metadata_t {
     @field_list(FL_CLONE) port_num_t int_egress_port;
     @field_list(FL_CLONE) bit<48>    int_ingress_tstamp;
     @field_list(FL_CLONE) bit<6>     cnp_dscp;
+    @field_list(FL_CLONE) drop_reason_t report_drop_reason;
+    @field_list(FL_CLONE) bit<32>    report_node_id;
+    @field_list(FL_CLONE) bit<32>    report_latency_ns;
+    @field_list(FL_CLONE) bit<8>     report_queue_id;
+    @field_list(FL_CLONE) bit<24>    report_queue_depth;
 }
 
 #endif  // __FABRIC_HEADERS__

@@ -117,6 +117,8 @@ control FabricDeparser(packet_out pkt, in headers_t hdr) {
         pkt.emit(hdr.report_udp);
         pkt.emit(hdr.report_group);
         pkt.emit(hdr.report_individual);
+        pkt.emit(hdr.report_drop_md);
+        pkt.emit(hdr.report_queue_md);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan_tag);
         pkt.emit(hdr.arp);

@@ -29,6 +29,7 @@
 #define CNP_SLOTS 4096
 
 #define DROP_REASON_COUNT 16
+#define DROP_REPORT_SIZE 16
 #define INT_WATCHLIST_SIZE 1024
 
 // Longest INT metadata stack the parser accepts: the shim length is 8 bits

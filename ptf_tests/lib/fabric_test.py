@@ -346,6 +346,21 @@ class FabricTest(BaseTest):
         )
         return self._insert_one(entry)
 
+    def add_drop_report(
+        self, switch_id: int, min_gap_us: int, reason: str | None = None
+    ) -> TableEntry:
+        """Report ingress drops of `reason` (a DROP_* name without the prefix; every
+        reason when None), at most one per reason every `min_gap_us`."""
+        code = None if reason is None else self.c[f"DROP_{reason}"]
+        return self._insert_one(self.enc.drop_report(switch_id, min_gap_us, code))
+
+    def add_queue_report(
+        self, port: int, switch_id: int, threshold: int, min_gap_us: int
+    ) -> TableEntry:
+        """Report packets leaving `port` behind `threshold` or more packets, at most one
+        every `min_gap_us`."""
+        return self._insert_one(self.enc.queue_report(port, switch_id, threshold, min_gap_us))
+
     # ------------------------------------------------------------ reading state
     def drop_count(self, reason: str) -> int:
         return self.sw.read_counter("drop_counter", self.c[f"DROP_{reason}"]).packets

@@ -175,6 +175,12 @@ class Fabric:
             self.enc.int_session(port),
         )
 
+    def add_drop_report(self, switch_id: int, min_gap_us: int, reason: str | None = None) -> None:
+        """Report ingress drops (of `reason`, a DROP_* name without the prefix; every
+        reason when None) through the INT report session."""
+        code = None if reason is None else self.c.drop_reasons[reason]
+        self.insert(self.enc.drop_report(switch_id, min_gap_us, code))
+
     # ------------------------------------------------------------ packets
     def send(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         return self.sw.process(port, data)

@@ -18,7 +18,14 @@ CORE = {
     "ecmp_hash_bits",
 }
 FEATURES = {
-    "WITH_INT": {"int_watchlist", "int_sink_ports", "int_ports", "int_report"},
+    "WITH_INT": {
+        "int_watchlist",
+        "int_sink_ports",
+        "int_ports",
+        "int_report",
+        "drop_reasons",
+        "queue_report_config",
+    },
     "WITH_ECN": {"ecn_config"},
     "WITH_CONGESTION": {"trim_config", "cnp_config"},
 }

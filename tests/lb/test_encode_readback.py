@@ -4,11 +4,12 @@ live-bitmap updates by MODIFY, WCMP slots."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from controller import CloneSession, P4RuntimeSession, TableEntry
+from controller import CloneSession, P4RuntimeSession, TableEntry, Ternary
 from controller.lb import (
     Cnp,
     EcnRed,
@@ -230,3 +231,53 @@ def test_encoder_refuses_what_the_program_cannot_do(encoder: FabricEncoder) -> N
         encoder.layout(many)
     with pytest.raises(ValueError, match="does not fit in 19 bits"):
         encoder.ecn(1, EcnStep(1 << 19))
+
+
+def test_drop_reports_go_on_every_switch_with_a_collector_path(
+    session: P4RuntimeSession, encoder: FabricEncoder
+) -> None:
+    assert POLICY.int_md is not None and POLICY.int_md.collector is not None
+    col = replace(
+        POLICY.int_md.collector,
+        switch=None,
+        port=None,
+        drop_report_gap_us=500,
+        queue_report_threshold=8,
+        queue_report_gap_us=50,
+    )
+    policy = replace(POLICY, int_md=replace(POLICY.int_md, collector=col))
+    spine = SwitchIntent(
+        name="spine1",
+        router_mac=ROUTER_MAC,
+        ports=(PortRole(1), PortRole(2)),
+        groups=(RouteGroup(1, ("10.0.2.0/24",), (nh(1), nh(2))),),
+        switch_id=21,
+        report_ip="10.255.0.21",
+        collector_port=2,
+        collector_next_hop_mac="00:00:00:00:64:01",
+    )
+    # without drop or queue reports a spine (no hosts: no INT sink) sends no report at all
+    assert not any(
+        isinstance(e, TableEntry)
+        and e.table.endswith(("int_report", "drop_reasons", "queue_report_config"))
+        for e in encoder.switch_entities(spine, POLICY)
+    )
+    session.insert(*encoder.switch_entities(spine, policy))
+    (entry,) = session.read_table("drop_reasons")
+    assert entry.match == {}  # every reason
+    assert dict(entry.action.params) == {"switch_id": 21, "min_gap_us": 500}  # type: ignore[union-attr]
+    (report,) = session.read_table("int_report")
+    assert report.match["eg_port"].value == 2  # type: ignore[union-attr]
+    queues = {
+        e.match["eg_port"].value: dict(e.action.params)  # type: ignore[union-attr]
+        for e in session.read_table("queue_report_config")
+    }
+    assert queues == {p: {"switch_id": 21, "queue_threshold": 8, "min_gap_us": 50} for p in (1, 2)}
+    sessions = {s.session_id: s for s in session.read(CloneSession())}
+    assert [r.port for r in sessions[encoder.c.int_report_session].replicas] == [2]
+
+
+def test_a_drop_report_entry_for_one_reason(encoder: FabricEncoder) -> None:
+    e = encoder.drop_report(3, 100, encoder.c.drop_reasons["NO_ROUTE"])
+    assert e.match["reason"] == Ternary(2, 0xFF)
+    assert e.priority > encoder.drop_report(3, 100).priority  # one reason beats "every"

@@ -51,7 +51,9 @@ load_balancing:
 ecn: {red: {min_threshold: 5, max_threshold: 40, max_probability: 32}}
 int:
   instructions: 0x8000
-  collector: {ip: 10.0.100.1, mac: "00:00:00:00:64:01", switch: leaf1, port: 7, truncate_bytes: 128}
+  collector:
+    {ip: 10.0.100.1, mac: "00:00:00:00:64:01", switch: leaf1, port: 7, truncate_bytes: 128,
+     drop_report_gap_us: 1000}
 mtu: {default: 1500, ports: {3: 9000, 4: 4000}}
 """
     )
@@ -65,7 +67,12 @@ mtu: {default: 1500, ports: {3: 9000, 4: 4000}}
     assert p.trim is None and p.cnp is None
     assert p.int_md is not None and p.int_md.instructions == instruction_bitmap(("switch_id",))
     assert p.int_md.collector == IntCollector(
-        "10.0.100.1", "00:00:00:00:64:01", switch="leaf1", port=7, truncate_bytes=128
+        "10.0.100.1",
+        "00:00:00:00:64:01",
+        switch="leaf1",
+        port=7,
+        truncate_bytes=128,
+        drop_report_gap_us=1000,
     )
     assert (p.mtu_of(3), p.mtu_of(4), p.mtu_of(5)) == (9000, 4000, 1500)
 

@@ -109,6 +109,61 @@ control IntEgress(inout headers_t hdr,
         size = PORT_COUNT;
     }
 
+    // ---------------------------------------------------------- drop report
+    // the clone of a packet ingress dropped (drop_report.p4): D=1, the port it
+    // came in on and why; the egress port is V1MODEL_DROP_PORT (none was used)
+    @hidden
+    action set_drop_report_fields(bit<16> kept) {
+        bit<32> seq_no;
+        report_seq_no.read(seq_no, 0);
+        report_seq_no.write(0, seq_no + 1);
+        hdr.report_group.seq_no = seq_no[21:0];
+        hdr.report_individual.d = 1;
+        hdr.report_individual.f = 0;
+        hdr.report_individual.md_len = REPORT_DROP_MD_WORDS;
+        hdr.report_individual.rep_md_bits = REPORT_MD_DROP;
+        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + REPORT_DROP_MD_WORDS
+                                      + (bit<8>)((kept + 3) >> 2);
+        hdr.report_drop_md.setValid();
+        hdr.report_drop_md.ingress_port = (bit<16>)meta.int_ingress_port;
+        hdr.report_drop_md.egress_port = (bit<16>)V1MODEL_DROP_PORT;
+        hdr.report_drop_md.queue_id = 0;
+        hdr.report_drop_md.drop_reason = meta.report_drop_reason;
+        hdr.report_drop_md.pad = 0;
+        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + REPORT_DROP_MD_BYTES + kept;
+        hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
+                                  + REPORT_DROP_MD_BYTES + kept;
+        truncate((bit<32>)(ETH_HDR_BYTES + IPV4_HDR_BYTES + UDP_HDR_BYTES
+                           + REPORT_HDR_BYTES + REPORT_DROP_MD_BYTES + kept));
+    }
+
+    // the clone of a packet that left a congested queue (queue_report.p4): Q=1,
+    // the ports, hop latency, queue id and occupancy the packet saw
+    @hidden
+    action set_queue_report_fields(bit<16> kept) {
+        bit<32> seq_no;
+        report_seq_no.read(seq_no, 0);
+        report_seq_no.write(0, seq_no + 1);
+        hdr.report_group.seq_no = seq_no[21:0];
+        hdr.report_individual.q = 1;
+        hdr.report_individual.f = 0;
+        hdr.report_individual.md_len = REPORT_QUEUE_MD_WORDS;
+        hdr.report_individual.rep_md_bits = REPORT_MD_QUEUE;
+        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + REPORT_QUEUE_MD_WORDS
+                                      + (bit<8>)((kept + 3) >> 2);
+        hdr.report_queue_md.setValid();
+        hdr.report_queue_md.ingress_port = (bit<16>)meta.int_ingress_port;
+        hdr.report_queue_md.egress_port = (bit<16>)meta.int_egress_port;
+        hdr.report_queue_md.hop_latency = meta.report_latency_ns;
+        hdr.report_queue_md.queue_id = meta.report_queue_id;
+        hdr.report_queue_md.queue_occupancy = meta.report_queue_depth;
+        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept;
+        hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
+                                  + REPORT_QUEUE_MD_BYTES + kept;
+        truncate((bit<32>)(ETH_HDR_BYTES + IPV4_HDR_BYTES + UDP_HDR_BYTES
+                           + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept));
+    }
+
     // ---------------------------------------------------------- helpers
     // the UDP length and the length field of the IP header the packet has grow by
     // `bytes` (an action per IP version: none writes into a header that is not there)
@@ -157,13 +212,30 @@ control IntEgress(inout headers_t hdr,
         // locals first, initialised: p4c checks each use against every path, returns
         // included
         bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
-        if (meta.fwd.to_cpu == 1 || meta.congestion.trimmed == 1 || !hdr.udp.isValid()) {
+        // drop and queue reports skip INT processing and go straight to the report
+        bool is_drop_report = false;
+        bool is_queue_report = false;
+        bool is_alert = false;
+        if (meta.fwd.to_cpu == 1) {
             return;
         }
-        if (is_clone && meta.clone_kind != CLONE_INT_REPORT) {
-            return;
+        if (standard_metadata.instance_type == PKT_INSTANCE_TYPE_NORMAL) {
+            if (meta.congestion.trimmed == 1 || !hdr.udp.isValid()) {
+                return;
+            }
+        } else {
+            is_drop_report = is_clone && meta.clone_kind == CLONE_DROP_REPORT;
+            is_queue_report = standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
+                              && meta.clone_kind == CLONE_QUEUE_REPORT;
+            is_alert = is_drop_report || is_queue_report;
+            if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
+                return;
+            }
+            if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_drop_report) {
+                return;
+            }
         }
-        if (!is_clone && meta.int_sink == 1) {
+        if (!is_clone && !is_queue_report && meta.int_sink == 1) {
             // sink: the report clone carries this hop's metadata; strip INT
             if (hdr.int_md.isValid() && hdr.int_shim.isValid()) {
                 bit<16> int_bytes = ((bit<16>)hdr.int_shim.len) << 2;
@@ -181,7 +253,13 @@ control IntEgress(inout headers_t hdr,
             return;
         }
 
-        if (int_ports.apply().hit) {
+        bool int_port = false;
+        if (!is_alert) {
+            if (int_ports.apply().hit) {
+                int_port = true;
+            }
+        }
+        if (int_port) {
             bit<16> ip_len;
             if (hdr.ipv4.isValid()) {
                 ip_len = hdr.ipv4.total_len;
@@ -279,26 +357,47 @@ control IntEgress(inout headers_t hdr,
         }
 
         // -------------------------------------------------- report
-        if (is_clone) {
+        if (is_clone || is_queue_report) {
             bit<16> inner_len = ETH_HDR_BYTES;
-            if (hdr.vlan_tag.isValid()) {
-                inner_len = inner_len + VLAN_HDR_BYTES;
-            }
-            if (hdr.ipv4.isValid()) {
-                inner_len = inner_len + hdr.ipv4.total_len;
+            if (is_drop_report) {
+                // the packet as received, cut to what the report keeps
+                meta.int_switch_id = meta.report_node_id;
+                inner_len = (bit<16>)standard_metadata.packet_length;
+                if (inner_len > DROP_REPORT_INNER_BYTES) {
+                    inner_len = DROP_REPORT_INNER_BYTES;
+                }
             } else {
-                inner_len = inner_len + IPV6_HDR_BYTES + hdr.ipv6.payload_len;
+                if (hdr.vlan_tag.isValid()) {
+                    inner_len = inner_len + VLAN_HDR_BYTES;
+                }
+                if (hdr.ipv4.isValid()) {
+                    inner_len = inner_len + hdr.ipv4.total_len;
+                } else {
+                    inner_len = inner_len + IPV6_HDR_BYTES + hdr.ipv6.payload_len;
+                }
+                if (is_queue_report) {
+                    meta.int_switch_id = meta.report_node_id;
+                    if (inner_len > DROP_REPORT_INNER_BYTES) {
+                        inner_len = DROP_REPORT_INNER_BYTES;
+                    }
+                }
             }
             if (int_report.apply().hit) {
-                bit<32> seq_no;
-                report_seq_no.read(seq_no, 0);
-                report_seq_no.write(0, seq_no + 1);
-                hdr.report_group.seq_no = seq_no[21:0];
-                hdr.report_individual.rep_len =
-                    REPORT_MAIN_WORDS + (bit<8>)((inner_len + 3) >> 2);
-                hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
-                hdr.report_ipv4.total_len =
-                    IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                if (is_drop_report) {
+                    set_drop_report_fields(inner_len);
+                } else if (is_queue_report) {
+                    set_queue_report_fields(inner_len);
+                } else {
+                    bit<32> seq_no;
+                    report_seq_no.read(seq_no, 0);
+                    report_seq_no.write(0, seq_no + 1);
+                    hdr.report_group.seq_no = seq_no[21:0];
+                    hdr.report_individual.rep_len =
+                        REPORT_MAIN_WORDS + (bit<8>)((inner_len + 3) >> 2);
+                    hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                    hdr.report_ipv4.total_len =
+                        IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                }
             }
         }
     }
