@@ -220,12 +220,12 @@ def simulate(
     progress: bool = False,
     on_network: Callable[[Network], None] | None = None,
 ) -> dict[str, Any]:
-    from .control import FabricControl
+    from .controlplane import fabric_controller
 
     t_wall, t_cpu = time.perf_counter(), time.process_time()
     program = program or fabric_program()
     net = Network(topo, program, cfg.net, cfg.seed)
-    control = FabricControl(topo, net.switches, program, policy_for(cfg, topo), COLLECTOR_PORT)
+    control = fabric_controller(topo, net.switches, program, policy_for(cfg, topo), COLLECTOR_PORT)
     echo = None
     if cfg.int_telemetry and reads_int(cfg.transport):
         echo = IntEcho.for_topology(topo)

@@ -44,11 +44,12 @@ from ..targets import (
 )
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
-from .desired import DesiredCache
+from .core import DesiredCache, isolate, write_all
 from .hosts import ExpectedHost, HostTracker
 from .live_faults import LiveFaults
 from .reconcile import identity
 from .sessions import FabricSessions
+from .southbound import SessionsSouthbound
 from .switch import Pipeline, SwitchTarget
 from .wiring import CPU_PORT, Wiring, plan_wiring
 
@@ -494,29 +495,28 @@ class FabricRun:
         """Fast local repair of a failed link, before any route is recomputed: on both of
         its switches, MODIFY every next-hop group with a member on the link's port so that
         member's live bit is clear (`FabricEncoder.live_members_update`); from then on no
-        packet leaves by that port. Returns the groups modified per switch. `set_link`
-        calls it first, then recomputes the routes and reconciles."""
-        from ..lb import FabricEncoder
-
+        packet leaves by that port (`core.isolate`, written through the sessions'
+        southbound). Returns the groups modified per switch. `set_link` calls it first,
+        then recomputes the routes and reconciles."""
         assert self.sessions is not None
         key = frozenset((a, b))
+        south = SessionsSouthbound(self.sessions)
         with self.lock:
             self.links_down.add(key)
 
             def one(sw: Any) -> int:
                 with sw.lock:
-                    mods = FabricEncoder(sw.schema).live_members_update(
-                        sw.desired, self.dead_ports(sw.name)
-                    )
-                    if not mods:
+                    enc = self.desired_cache.encoder(sw.schema)
+                    ups = isolate(enc, sw.desired, self.dead_ports(sw.name))
+                    if not ups:
                         return 0
-                    sw.connect().modify(*mods)
+                    write_all(south, {sw.name: [ups]})
                     # the desired state says so too, so a restore in between keeps it
-                    new = {identity(m): m for m in mods}
+                    new = {identity(u.entity): u.entity for u in ups}
                     sw.set_desired([new.get(identity(e), e) for e in sw.desired])
                     if sw.written is not None:
                         sw.written = [new.get(identity(e), e) for e in sw.written]
-                    return len(mods)
+                    return len(ups)
 
             res = self.sessions.run_each("isolate link", one, (a, b))
         return {n: int(v) for n, v in res.items()}  # type: ignore[call-overload]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from controller.lb import Policy
 from controller.lb.wcmp import slots
 from controller.topology.generators import fat_tree
-from fabricsim.control import FabricControl
+from fabricsim.controlplane import fabric_controller
 from fabricsim.network import NetParams, Network
 from softswitch.codegen.program import CompiledProgram
 from tests.lb.test_stable_group_ids import Key, reference_tables
@@ -38,16 +38,16 @@ def expected_updates(
 def test_reroute_writes_only_what_changed(program: CompiledProgram) -> None:
     topo = fat_tree(4)
     net = Network(topo, program, NetParams(), seed=1)
-    control = FabricControl(topo, net.switches, program, Policy())
+    control = fabric_controller(topo, net.switches, program, Policy())
     control.install()
-    first = {n: dict(v) for n, v in control.installed.items()}
-    installed = sum(len(v) for v in control.installed.values())
+    first = {n: dict(v) for n, v in control.core.installed.items()}
+    installed = sum(len(v) for v in control.core.installed.values())
     link = ("pod1-edge1", "pod1-agg0")
     healthy, cut = reference_tables(topo, []), reference_tables(topo, [link])
-    m = control.encoder.max_members
+    m = control.core.encoders["pod1-edge1"].max_members
     want = expected_updates(healthy, cut, m)
     assert 0 < want < installed / 4
     assert control.reroute(*link) == want
     # the link comes back: routes and groups as they were
     assert control.restore(*link) == expected_updates(cut, healthy, m)
-    assert control.installed == first
+    assert control.core.installed == first
