@@ -8,25 +8,14 @@ from __future__ import annotations
 import struct
 
 from ptf.mask import Mask
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from scapy.packet import Packet, Raw
+from scapy.packet import Packet
 
 from ptf_tests.lib.fabric_test import FabricTest, next_hop_mac
 from ptf_tests.lib.packets import ROUTER_MAC, route, tcp_packet, udp_packet
+from ptf_tests.lib.reports import REPORT, report_mask, report_seq
 
 IN, OTHER_IN, OUT, COLLECTOR = 1, 4, 2, 3
 SWITCH_ID = 9
-COLLECTOR_MAC = "00:00:00:00:cc:cc"
-REPORT = {
-    "src_mac": ROUTER_MAC,
-    "dst_mac": COLLECTOR_MAC,
-    "src_ip": "10.0.0.1",
-    "dst_ip": "10.0.0.100",
-    "src_port": 40000,
-    "dst_port": 32766,
-}
-ETH_IP_UDP = 14 + 20 + 8
 KEPT = 128  # bytes of the dropped packet a report keeps
 LONG_GAP_US = 60_000_000  # no second report of a reason within a test
 
@@ -35,26 +24,13 @@ def drop_report(dropped: Packet, in_port: int, reason: int) -> Mask:
     """The report of `dropped`, received on `in_port`: sequence number masked."""
     inner = bytes(dropped)[:KEPT]
     rep_len = 2 + 2 + (len(inner) + 3) // 4
-    body = (
-        struct.pack("!II", 2 << 28, SWITCH_ID)  # version 2, hw id 0, sequence number
-        + struct.pack("!BBBB", 0x13, rep_len, 2, 0x80)  # INT, in_type Ethernet; D flag
+    return report_mask(
+        SWITCH_ID,
+        struct.pack("!BBBB", 0x13, rep_len, 2, 0x80)  # INT, in_type Ethernet; D flag
         + struct.pack("!HHHH", 0x4001, 0, 0, 0)  # RepMdBits: ports, drop reason
         + struct.pack("!HHBBH", in_port, 511, 0, reason, 0)
-        + inner
+        + inner,
     )
-    r = (
-        Ether(dst=COLLECTOR_MAC, src=ROUTER_MAC)
-        / IP(src=REPORT["src_ip"], dst=REPORT["dst_ip"], ttl=64, id=0, flags=0)
-        / UDP(sport=REPORT["src_port"], dport=REPORT["dst_port"], chksum=0)
-        / Raw(body)
-    )
-    mask = Mask(bytes(r))
-    mask.set_do_not_care(ETH_IP_UDP * 8 + 10, 22)
-    return mask
-
-
-def seq_of(frame: bytes) -> int:
-    return struct.unpack("!I", frame[ETH_IP_UDP : ETH_IP_UDP + 4])[0] & 0x3FFFFF
 
 
 class DropReportTest(FabricTest):
@@ -108,5 +84,5 @@ class ReasonsReportedApartTest(DropReportTest):
         ):
             want = drop_report(pkt, port, self.c[f"DROP_{reason}"])
             self.assertTrue(want.pkt_match(frame), f"{reason}: {frame.hex()}")
-        self.assertEqual(seq_of(second), (seq_of(first) + 1) & 0x3FFFFF)
+        self.assertEqual(report_seq(second), (report_seq(first) + 1) & 0x3FFFFF)
         self.assertEqual(self.drop_count("ROUTE_BLACKHOLE"), blackholed + 1)

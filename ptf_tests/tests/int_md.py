@@ -16,22 +16,13 @@ from scapy.packet import Packet, Raw
 
 from ptf_tests.lib.fabric_test import FabricTest, next_hop_mac
 from ptf_tests.lib.packets import HOST_MAC, ROUTER_MAC, route, udp_packet
+from ptf_tests.lib.reports import ETH_IP_UDP, REPORT, report_mask, report_seq
 
 IN, OUT, COLLECTOR = 1, 2, 3
 SWITCH_ID, UPSTREAM_ID = 7, 1
-COLLECTOR_MAC = "00:00:00:00:cc:cc"
-REPORT = {
-    "src_mac": ROUTER_MAC,
-    "dst_mac": COLLECTOR_MAC,
-    "src_ip": "10.0.0.1",
-    "dst_ip": "10.0.0.100",
-    "src_port": 40000,
-    "dst_port": 32766,
-}
 BASIC = 0xFC00  # bits 0-5: switch id, ports, hop latency, queue, ingress/egress timestamps
 ALL_SUPPORTED = 0xFF80  # bits 0-8
 WORDS = {BASIC: 8, ALL_SUPPORTED: 12}
-ETH_IP_UDP = 14 + 20 + 8
 SHIM_MD = 4 + 12
 REPORT_HDRS = 8 + 12  # group header, individual report header
 
@@ -84,25 +75,12 @@ def with_int(pkt: Packet, int_port: int, stack: bytes, words: int, md: bytes) ->
 def report(inner: bytes, node_id: int) -> Mask:
     """The Telemetry Report the collector gets for `inner`: sequence number masked."""
     rep_len = 2 + (len(inner) + 3) // 4
-    body = (
-        struct.pack("!II", 2 << 28, node_id)  # version 2, hw id 0, sequence number
-        + struct.pack("!BBBB", 0x13, rep_len, 0, 0x20)  # INT, in_type Ethernet; F flag
+    return report_mask(
+        node_id,
+        struct.pack("!BBBB", 0x13, rep_len, 0, 0x20)  # INT, in_type Ethernet; F flag
         + bytes(8)
-        + inner
+        + inner,
     )
-    r = (
-        Ether(dst=COLLECTOR_MAC, src=ROUTER_MAC)
-        / IP(src=REPORT["src_ip"], dst=REPORT["dst_ip"], ttl=64, id=0, flags=0)
-        / UDP(sport=REPORT["src_port"], dport=REPORT["dst_port"], chksum=0)
-        / Raw(body)
-    )
-    mask = Mask(bytes(r))
-    mask.set_do_not_care(ETH_IP_UDP * 8 + 10, 22)
-    return mask
-
-
-def report_seq(frame: bytes) -> int:
-    return struct.unpack("!I", frame[ETH_IP_UDP : ETH_IP_UDP + 4])[0] & 0x3FFFFF
 
 
 class IntTest(FabricTest):

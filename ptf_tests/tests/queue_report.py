@@ -10,25 +10,14 @@ from __future__ import annotations
 import struct
 
 from ptf.mask import Mask
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from scapy.packet import Packet, Raw
+from scapy.packet import Packet
 
 from ptf_tests.lib.fabric_test import FabricTest, next_hop_mac
 from ptf_tests.lib.packets import ROUTER_MAC, route, udp_packet
+from ptf_tests.lib.reports import ETH_IP_UDP, REPORT, report_mask
 
 IN, OUT, COLLECTOR = 1, 2, 3
 SWITCH_ID = 11
-COLLECTOR_MAC = "00:00:00:00:cc:cc"
-REPORT = {
-    "src_mac": ROUTER_MAC,
-    "dst_mac": COLLECTOR_MAC,
-    "src_ip": "10.0.0.1",
-    "dst_ip": "10.0.0.100",
-    "src_port": 40000,
-    "dst_port": 32766,
-}
-ETH_IP_UDP = 14 + 20 + 8
 KEPT = 128
 LONG_GAP_US = 60_000_000
 
@@ -37,21 +26,13 @@ def queue_report(left: Packet, occupancy: int) -> Mask:
     """The report of `left` (as it left port OUT) having found `occupancy` queued."""
     inner = bytes(left)[:KEPT]
     rep_len = 2 + 3 + (len(inner) + 3) // 4
-    body = (
-        struct.pack("!II", 2 << 28, SWITCH_ID)  # version 2, hw id 0, sequence number
-        + struct.pack("!BBBB", 0x13, rep_len, 3, 0x40)  # INT, in_type Ethernet; Q flag
+    mask = report_mask(
+        SWITCH_ID,
+        struct.pack("!BBBB", 0x13, rep_len, 3, 0x40)  # INT, in_type Ethernet; Q flag
         + struct.pack("!HHHH", 0x7000, 0, 0, 0)  # RepMdBits: ports, latency, queue
         + struct.pack("!HHII", IN, OUT, 0, occupancy)  # queue id 0
-        + inner
+        + inner,
     )
-    r = (
-        Ether(dst=COLLECTOR_MAC, src=ROUTER_MAC)
-        / IP(src=REPORT["src_ip"], dst=REPORT["dst_ip"], ttl=64, id=0, flags=0)
-        / UDP(sport=REPORT["src_port"], dport=REPORT["dst_port"], chksum=0)
-        / Raw(body)
-    )
-    mask = Mask(bytes(r))
-    mask.set_do_not_care(ETH_IP_UDP * 8 + 10, 22)  # sequence number
     mask.set_do_not_care((ETH_IP_UDP + 24) * 8, 32)  # hop latency
     return mask
 
