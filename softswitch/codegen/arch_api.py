@@ -15,13 +15,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from .. import program_info as pinfo
-from ..engine.names import field_py
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, Pos
-from .exprs import V, as_bits
 from .structured import annots_ir
 from .symbols import InstanceSym
+from .values import V, as_bits, field_py
 
 if TYPE_CHECKING:
     from .calls import Calls

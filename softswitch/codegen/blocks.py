@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .calls import copies_back, is_scalar
 from .emitter import Emitter
-from .exprs import V
 from .sharing import has_return, inlinable, shared_params
 from .state import FuncCtx, InstanceCtx
 from .symbols import ActionSym, Const, FunctionSym, InlineBody, InstanceSym, StateSym, Var
+from .values import V, copies_back, is_scalar
 
 if TYPE_CHECKING:
     from .calls import Calls

@@ -9,11 +9,19 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import may_write, root_name
-from .exprs import V, _SymType, const_v
 from .printer import expr_text
-from .stmts import DIRTY
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
-from .typeresolve import _header_field_ok, field_py, mask
+from .values import (
+    DIRTY,
+    SymType,
+    V,
+    const_v,
+    copies_back,
+    field_py,
+    header_field_ok,
+    is_scalar,
+    mask,
+)
 
 if TYPE_CHECKING:
     from .blocks import Blocks
@@ -29,27 +37,6 @@ def _arg(c: A.Call, i: int, method: str) -> A.Expr:
     if v is None:
         raise P4TypeError.at(c.pos, f"{method}: argument {i + 1} is missing")
     return v
-
-
-SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
-
-
-def is_scalar(t: T.P4Type) -> bool:
-    return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
-
-
-def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
-    """Does the caller assign this parameter's value back after the call?
-
-    Actions and functions copy in and out every out/inout argument, as P4 prescribes
-    (an action that writes `hdr.h.a` while `hdr` is its inout argument sees the copy-out
-    win). Parsers and controls applied as sub-blocks get headers and structs by reference
-    (`aggregates=False`): copying the whole header struct at every sub-control apply would
-    cost more than the rare aliasing it guards against.
-    """
-    if p.direction == "out":
-        return True
-    return p.direction == "inout" and (aggregates or is_scalar(t))
 
 
 class Calls:
@@ -310,7 +297,7 @@ class Calls:
             raise P4TypeError.at(c.pos, f"{t} has no method {f.name}")
         base = self.exprs.expr(f.base)
         bt = T.strip_newtype(base.type)
-        if isinstance(bt, _SymType):
+        if isinstance(bt, SymType):
             sym = bt.sym
             if isinstance(sym, TableSym):
                 if f.name != "apply":
@@ -496,7 +483,7 @@ class Calls:
             t = self.types.resolve_type(c.type_args[0])
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.StructLikeType):
-                if t0.kind == "struct" and not _header_field_ok(t0):  # headers in it
+                if t0.kind == "struct" and not header_field_ok(t0):  # headers in it
                     return self._lookahead_aggregate(pk, t0, t, c.pos)
                 return V(f"_lookahead_header({pk}, {t0.pyname})", t)
             try:

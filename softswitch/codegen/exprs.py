@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ from .symbols import (
     ValueSetSym,
     Var,
 )
-from .typeresolve import field_py, mask, wrap_value
+from .values import SymType, V, as_bits, const_v, field_py, mask, wrap_code, wrap_value
 
 # a variable or a chain of attribute reads: reading it twice gives the same value
 _PLAIN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
@@ -36,41 +35,6 @@ if TYPE_CHECKING:
     from .calls import Calls
     from .state import GenState
     from .typeresolve import Types
-
-
-@dataclass(slots=True)
-class V:
-    """A generated expression: Python code, its P4 type, its value when known."""
-
-    code: str
-    type: T.P4Type
-    const: Any = None
-
-    @property
-    def is_const(self) -> bool:
-        return self.const is not None
-
-
-def const_v(value: Any, t: T.P4Type) -> V:
-    return V(repr(value), t, value)
-
-
-def wrap_code(code: str, t: T.BitType) -> str:
-    m = mask(t.width)
-    if t.signed:
-        h = 1 << (t.width - 1)
-        return f"((({code}) + {h} & {m}) - {h})"
-    return f"(({code}) & {m})"
-
-
-def as_bits(code: str, t: T.P4Type) -> str:
-    """Unsigned bit pattern of a value (signed values are masked)."""
-    t = T.strip_newtype(t)
-    if isinstance(t, T.BitType) and t.signed:
-        return f"(({code}) & {mask(t.width)})"
-    if isinstance(t, T.BoolType):
-        return f"int({code})"
-    return code
 
 
 _ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^"}
@@ -106,7 +70,7 @@ class Exprs:
         if isinstance(src, T.NewType) and T.same_type(T.strip_newtype(src), tgt):
             return V(v.code, target, v.const)
         if (
-            isinstance(src, _SymType)
+            isinstance(src, SymType)
             and isinstance(src.sym, InstanceSym)
             and isinstance(src.sym.type, T.ExternType)
             and isinstance(tgt, T.ExternType)
@@ -320,9 +284,9 @@ class Exprs:
                 return const_v(sym.value, sym.type)
             return V(sym.py, sym.type, sym.value)
         if isinstance(sym, InstanceSym | TableSym | ActionSym | FunctionSym | ValueSetSym):
-            return V(getattr(sym, "py", ""), _SymType(sym))
+            return V(getattr(sym, "py", ""), SymType(sym))
         if isinstance(sym, ExternFunctionSym):
-            return V("", _SymType(sym))
+            return V("", SymType(sym))
         if isinstance(sym, TypeSym):
             raise P4TypeError.at(e.pos, f"{e.name} is a type, not a value")
         raise P4TypeError.at(e.pos, f"{e.name} cannot be used as a value")
@@ -687,15 +651,3 @@ def _div(x: int, y: int, m: int) -> int:
 
 def _mod(x: int, y: int, m: int) -> int:
     return 0 if y == 0 else x % y
-
-
-class _SymType(T.P4Type):
-    """Pseudo-type of names that are not values (tables, instances, actions)."""
-
-    __slots__ = ("sym",)
-
-    def __init__(self, sym: Any) -> None:
-        self.sym = sym
-
-    def __str__(self) -> str:
-        return type(self.sym).__name__

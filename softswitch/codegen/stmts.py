@@ -8,9 +8,8 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import plain_path
-from .exprs import V, as_bits, wrap_code
 from .symbols import Const, Var
-from .typeresolve import field_py, mask
+from .values import DIRTY, V, as_bits, field_py, mask, wrap_code
 
 if TYPE_CHECKING:
     from .calls import Calls
@@ -332,13 +331,6 @@ class Stmts:
         bt = T.strip_newtype(base.type)
         if isinstance(bt, T.StructLikeType) and bt.is_header:
             self.st.out.line(f"{dst}._vw = {base.code}._vw")
-
-
-# Generated code sets this flag wherever an invalid header may be left holding non-zero
-# bits (a field written while invalid, setInvalid, a header or struct assigned, a union
-# member invalidated): the switch then rewrites every header of the finished packet's
-# struct, and otherwise only the valid ones (see Switch._recycle).
-DIRTY = "ctx.dirty = True"
 
 
 def _needs_copy(e: A.Expr) -> bool:

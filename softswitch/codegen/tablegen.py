@@ -10,13 +10,11 @@ from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .calls import copies_back, is_scalar
 from .effects import ast_nodes, plain_path
-from .exprs import V, as_bits
 from .printer import expr_text
 from .structured import annots_ir
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
-from .typeresolve import mask
+from .values import V, as_bits, copies_back, is_scalar, mask
 
 if TYPE_CHECKING:
     from .blocks import Blocks

@@ -6,7 +6,6 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ..engine.names import field_py
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
@@ -14,17 +13,11 @@ from .emitter import Emitter
 from .layout import Layout, header_layout
 from .structured import annots_ir
 from .symbols import TypeSym
+from .values import field_py, header_field_ok, mask, wrap_value
 
 if TYPE_CHECKING:
     from .exprs import Exprs
     from .state import GenState
-
-
-def _header_field_ok(t: T.P4Type) -> bool:
-    t = T.strip_newtype(t)
-    if isinstance(t, T.StructLikeType) and t.kind == "struct":
-        return all(_header_field_ok(ft) for ft in t.fields.values())
-    return isinstance(t, T.BitType | T.VarbitType | T.BoolType | T.EnumType)
 
 
 def _leaves(path: str, st: T.StructLikeType) -> list[tuple[str, T.P4Type]]:
@@ -37,17 +30,6 @@ def _leaves(path: str, st: T.StructLikeType) -> list[tuple[str, T.P4Type]]:
         else:
             out.append((f"{path}.{field_py(n)}", t))
     return out
-
-
-def mask(width: int) -> int:
-    return (1 << width) - 1
-
-
-def wrap_value(v: int, t: T.BitType) -> int:
-    v &= mask(t.width)
-    if t.signed and t.width and v >> (t.width - 1):
-        v -= 1 << t.width
-    return v
 
 
 class Types:
@@ -118,7 +100,7 @@ class Types:
         self.st.scope.define(d.name, TypeSym(st))
         for f in d.fields:
             ft = self.resolve_type(f.type_ref)
-            if d.kind == "header" and not _header_field_ok(ft):
+            if d.kind == "header" and not header_field_ok(ft):
                 raise P4TypeError.at(f.pos, f"header field {f.name} cannot have type {ft}")
             if d.kind == "header_union" and not (isinstance(ft, T.StructLikeType) and ft.is_header):
                 raise P4TypeError.at(f.pos, "header_union fields must be headers")
@@ -258,7 +240,7 @@ class Types:
                 out.line("return c")
             if (st.is_header and "_vw" not in slots) or (
                 st.kind == "struct"
-                and _header_field_ok(st)
+                and header_field_ok(st)
                 and not any(
                     isinstance(T.strip_newtype(t), T.VarbitType) for _, t in _leaves("", st)
                 )
