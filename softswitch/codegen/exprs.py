@@ -32,9 +32,8 @@ from .values import SymType, V, as_bits, const_v, field_py, mask, wrap_code, wra
 _PLAIN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 if TYPE_CHECKING:
-    from .calls import Calls
+    from .parts import Parts
     from .state import GenState
-    from .typeresolve import Types
 
 
 _ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^"}
@@ -45,14 +44,11 @@ class Exprs:
     """The expressions part of the generator: P4 expressions -> Python expressions with
     P4's bit semantics, constants folded, implicit conversions."""
 
-    __slots__ = ("calls", "st", "types")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, types: Types, calls: Calls) -> None:
-        self.types = types
-        self.calls = calls  # calls in expressions
+        self.gen = gen  # the other parts
 
     # ------------------------------------------------------------ helpers
     def const_int(self, e: A.Expr) -> int:
@@ -119,7 +115,7 @@ class Exprs:
             if len(items) != len(fields):
                 raise P4TypeError.at(pos, f"{len(items)} values for {len(fields)} fields of {tgt}")
             codes = [
-                self.types.copy_code(self.convert(i, ft, pos).code, ft)
+                self.gen.types.copy_code(self.convert(i, ft, pos).code, ft)
                 for i, (_f, ft) in zip(items, fields, strict=True)
             ]
             valid = ", True" if tgt.is_header else ""
@@ -203,7 +199,7 @@ class Exprs:
         if isinstance(e, A.Slice):
             return self.slice_expr(e)
         if isinstance(e, A.Call):
-            return self.calls.call_expr(e, expected)
+            return self.gen.calls.call_expr(e, expected)
         if isinstance(e, A.Unary):
             return self.unary_expr(e, expected)
         if isinstance(e, A.Binary):
@@ -261,7 +257,7 @@ class Exprs:
         if isinstance(e, A.InvalidHeader):
             if expected is None or not isinstance(T.strip_newtype(expected), T.StructLikeType):
                 raise P4TypeError.at(e.pos, "{#} needs a header type from context")
-            return V(self.types.zero_code(expected), expected)
+            return V(self.gen.types.zero_code(expected), expected)
         if isinstance(e, A.TypeNameExpr):
             raise P4TypeError.at(e.pos, "a type is not a value here")
         if isinstance(e, A.DefaultKeyset | A.DontCare):
@@ -294,7 +290,7 @@ class Exprs:
     # ------------------------------------------------------------ members
     def member_expr(self, e: A.Member) -> V:
         if isinstance(e.base, A.TypeNameExpr):
-            t = self.types.resolve_type(e.base.ref)
+            t = self.gen.types.resolve_type(e.base.ref)
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.EnumType):
                 if e.name not in t0.members:
@@ -577,7 +573,7 @@ class Exprs:
         return V(f"({neg}_eq({a.code}, {b.code}))", T.BOOL)
 
     def cast_expr(self, e: A.Cast) -> V:  # noqa: C901
-        target = self.types.resolve_type(e.to)
+        target = self.gen.types.resolve_type(e.to)
         tt = T.strip_newtype(target)
         v = self.expr(e.operand, target)
         st = T.strip_newtype(v.type)

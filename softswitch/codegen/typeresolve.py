@@ -16,7 +16,7 @@ from .symbols import TypeSym
 from .values import field_py, header_field_ok, mask, wrap_value
 
 if TYPE_CHECKING:
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
 
 
@@ -36,25 +36,23 @@ class Types:
     """The types part of the generator: type references -> semantic types, declarations of
     types, and the Python classes headers and structs become (zero values, copies)."""
 
-    __slots__ = ("exprs", "st")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, exprs: Exprs) -> None:
-        self.exprs = exprs  # constant widths and sizes
+        self.gen = gen  # the other parts
 
     def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
         if isinstance(ref, A.BitTypeRef):
             if ref.width is None:
                 return T.BitType(1, ref.signed)
-            w = self.exprs.const_int(ref.width)
+            w = self.gen.exprs.const_int(ref.width)
             if w < 0 or (ref.signed and w == 0):
                 raise P4TypeError.at(ref.pos, f"invalid width {w}")
             _check_width(w, ref)
             return T.BitType(w, ref.signed)
         if isinstance(ref, A.VarbitTypeRef):
-            return T.VarbitType(self.exprs.const_int(ref.width))
+            return T.VarbitType(self.gen.exprs.const_int(ref.width))
         if isinstance(ref, A.SimpleTypeRef):
             match ref.kind:
                 case "bool":
@@ -75,7 +73,7 @@ class Types:
             elem = self.resolve_type(ref.element)
             if not isinstance(elem, T.StructLikeType) or elem.kind == "struct":
                 raise P4TypeError.at(ref.pos, f"stack element {elem} must be a header")
-            return T.StackType(elem, self.exprs.const_int(ref.size))
+            return T.StackType(elem, self.gen.exprs.const_int(ref.size))
         if isinstance(ref, A.TupleTypeRef):
             return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
         if isinstance(ref, A.NamedTypeRef):
@@ -448,14 +446,14 @@ class Types:
                 raise P4TypeError.at(d.pos, "serializable enums need a bit<W> or int<W> type")
             values = {}
             for m, e in zip(d.members, d.values, strict=True):
-                values[m] = wrap_value(self.exprs.const_int(e), ut)
+                values[m] = wrap_value(self.gen.exprs.const_int(e), ut)
             et = T.EnumType(d.name, d.members, ut, values)
         self.st.scope.define(d.name, TypeSym(et))
 
     def declare_typedef(self, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
-            annots = annots_ir(d.annotations, self.exprs)
+            annots = annots_ir(d.annotations, self.gen.exprs)
             self.st.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
             self.st.scope.define(d.name, TypeSym(base))
