@@ -9,10 +9,11 @@ own, nothing imports `sprayfabric`, and there is no cycle; read from the sources
 
 Inside softswitch: the code generator knows no architecture (the compiler hands it one),
 the engine and the front end know neither, and nothing below the P4Runtime server imports
-it. Two checks: the package-level import graph has no cycle, and importing a low layer
-alone in a fresh interpreter loads none of the layers above it.
+it. Two checks: the package-level import graph has no cycle, nor has the module-level
+graph inside the code generator, and importing a low layer alone in a fresh interpreter
+loads none of the layers above it.
 
-`python -m tests.test_layering` prints both graphs.
+`python -m tests.test_layering` prints the graphs.
 """
 
 from __future__ import annotations
@@ -102,6 +103,26 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_package_graph_has_no_cycle() -> None:
     cycle = _cycle(package_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def module_graph(package: str) -> dict[str, set[str]]:
+    """module -> the modules of the same package it imports (its `__init__` left out: it
+    re-exports the package's API)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        src = _module_name(path)[0]
+        prefix = f"softswitch.{package}."
+        graph[src] = {m for m in _imports(path) if m.startswith(prefix) and m != src}
+    return graph
+
+
+def test_code_generator_modules_import_one_way() -> None:
+    graph = module_graph("codegen")
+    assert "softswitch.codegen.exprs" in graph  # the modules were found
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle inside codegen: " + " -> ".join(cycle or ())
 
 
 def test_code_generator_knows_no_architecture() -> None:
@@ -274,7 +295,8 @@ def test_a_floor_imports_alone(module: str, forbidden: tuple[str, ...]) -> None:
 if __name__ == "__main__":
     for (top, other), files in sorted(house_imports().items()):
         print(f"{top} -> {other} ({len(files)} files)")
-    print()
-    for unit, deps in sorted(package_graph().items()):
-        for d in sorted(deps):
-            print(f"{unit} -> {d}")
+    for graph in (package_graph(), module_graph("codegen")):
+        print()
+        for unit, deps in sorted(graph.items()):
+            for d in sorted(deps):
+                print(f"{unit} -> {d}")

@@ -17,48 +17,35 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .calls import copies_back, is_scalar
 from .emitter import Emitter
-from .exprs import V
 from .sharing import has_return, inlinable, shared_params
 from .state import FuncCtx, InstanceCtx
 from .symbols import ActionSym, Const, FunctionSym, InlineBody, InstanceSym, StateSym, Var
+from .values import V, copies_back, is_scalar
 
 if TYPE_CHECKING:
-    from .calls import Calls
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
-    from .stmts import Stmts
-    from .tablegen import Tables
-    from .typeresolve import Types
 
 
 class Blocks:
     """The blocks part of the generator: functions, actions, parser and control instances
     (factories of closures), parser states and transitions."""
 
-    __slots__ = ("_sharing", "calls", "exprs", "st", "stmts", "tables", "types")
+    __slots__ = ("_sharing", "gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
+        self.gen = gen  # the other parts
         # instance name -> its parameters shared with the control being generated, and
         # whether it is written out where it is applied
         self._sharing: dict[str, tuple[dict[str, Var], bool]] = {}
-
-    def connect(
-        self, types: Types, exprs: Exprs, calls: Calls, stmts: Stmts, tables: Tables
-    ) -> None:
-        self.types = types
-        self.exprs = exprs
-        self.calls = calls  # constructor arguments
-        self.stmts = stmts  # bodies
-        self.tables = tables  # tables, value sets, actions recorded, select keysets
 
     # ------------------------------------------------------------ shared helpers
     def params_into_scope(self, params: tuple[A.Param, ...], cell: bool) -> list[str]:
         pys = []
         for p in params:
-            t = self.types.resolve_type(p.type_ref)
+            t = self.gen.types.resolve_type(p.type_ref)
             py = self.st.local_name(p.name)
             self.st.scope.define(p.name, Var(py, t, p.direction or "none", cell))
             pys.append(py)
@@ -70,7 +57,7 @@ class Blocks:
         return [
             py
             for p, py in zip(params, pys, strict=True)
-            if copies_back(p, self.types.resolve_type(p.type_ref), aggregates)
+            if copies_back(p, self.gen.types.resolve_type(p.type_ref), aggregates)
         ]
 
     def emit_nonlocal(self) -> None:
@@ -81,7 +68,7 @@ class Blocks:
     def gen_function(self, d: A.FunctionDecl) -> None:
         py = self.st.unique("f_" + d.name)
         self.st.scope.define(d.name, FunctionSym(d, py))
-        ret = self.types.resolve_type(d.proto.return_type)
+        ret = self.gen.types.resolve_type(d.proto.return_type)
         saved_scope, saved_fn = self.st.scope, self.st.func_ctx
         self.st.scope = saved_scope.child("function")
         try:
@@ -90,9 +77,9 @@ class Blocks:
             self.st.func_ctx = FuncCtx(ret, self.copy_back_codes(d.proto.params, pys))
             with self.st.out.indent():
                 for s in d.body.stmts:
-                    self.stmts.stmt(s)
+                    self.gen.stmts.stmt(s)
                 if self.st.func_ctx.copy_back:
-                    self.stmts.return_stmt(A.Return(d.pos, None))
+                    self.gen.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
 
@@ -100,7 +87,7 @@ class Blocks:
         py = self.st.unique("a_" + d.name)
         sym = ActionSym(d, py, qualified)
         self.st.scope.define(d.name, sym)
-        self.tables.record_action(d, qualified)
+        self.gen.tables.record_action(d, qualified)
         if not d.params and not d.body.stmts and not self.st.trace_enabled:
             self.st.out.line(f"{py} = _noop_action")
             return sym
@@ -116,9 +103,9 @@ class Blocks:
                 if self.st.trace_enabled:
                     self.st.out.line(f"_trace('action', {qualified!r})")
                 for s in d.body.stmts:
-                    self.stmts.stmt(s)
+                    self.gen.stmts.stmt(s)
                 if self.st.func_ctx.copy_back:
-                    self.stmts.return_stmt(A.Return(d.pos, None))
+                    self.gen.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.scope, self.st.func_ctx = saved_scope, saved_fn
             self.st.in_action, self.st.action = False, ""
@@ -126,7 +113,7 @@ class Blocks:
 
     # ------------------------------------------------------------ instances
     def gen_instance(self, d: A.Instance, qualified: str, in_place: bool = False) -> InstanceSym:
-        t = self.types.resolve_type(d.type_ref)
+        t = self.gen.types.resolve_type(d.type_ref)
         if isinstance(t, T.BlockType):
             args = self.ctor_arg_values(t.decl, d.args, d.pos)
             shared, inline = self._sharing.get(d.name, ({}, False))
@@ -140,7 +127,7 @@ class Blocks:
         elif isinstance(t, T.ExternType):
             py = self.st.unique("x_" + d.name)
             sym = InstanceSym(t, py, qualified, d)
-            self.st.arch.instantiate(self.st.arch_cx, sym, d, in_place)
+            self.st.arch.instantiate(self.gen.arch_cx, sym, d, in_place)
         else:
             raise P4TypeError.at(d.pos, f"cannot instantiate {t}")
         self.st.scope.define(d.name, sym)
@@ -164,10 +151,10 @@ class Blocks:
             if args:
                 raise P4TypeError.at(pos, f"{decl.name} takes no constructor arguments")
             return {}
-        bound = self.calls.bind_args(params, args, pos)
+        bound = self.gen.calls.bind_args(params, args, pos)
         out: dict[str, Any] = {}
         for p, a in zip(params, bound, strict=True):
-            pt = self.types.resolve_type(p.type_ref)
+            pt = self.gen.types.resolve_type(p.type_ref)
             if a is None:
                 continue
             if isinstance(pt, T.BlockType | T.ExternType):
@@ -177,7 +164,7 @@ class Blocks:
                     raise P4TypeError.at(a.pos, f"an instance of {pt} is expected")
                 out[p.name] = (sym, pt)
                 continue
-            v = self.exprs.convert(self.exprs.expr(a, pt), pt, a.pos)
+            v = self.gen.exprs.convert(self.gen.exprs.expr(a, pt), pt, a.pos)
             out[p.name] = (v, pt)
         return out
 
@@ -218,11 +205,11 @@ class Blocks:
                 st.out.line("while True:")
                 with st.out.indent():
                     for s in body.decl.body.stmts:
-                        self.stmts.stmt(s)
+                        self.gen.stmts.stmt(s)
                     st.out.line("break")
             else:
                 for s in body.decl.body.stmts:
-                    self.stmts.stmt(s)
+                    self.gen.stmts.stmt(s)
         finally:
             st.scope, st.inst, st.func_ctx, st.dead, st.loop_depth = saved
 
@@ -301,24 +288,24 @@ class Blocks:
         resets: list[tuple[str, A.Decl]] = []
         for d in locals_:
             if isinstance(d, A.VariableDecl):
-                t = self.types.resolve_type(d.type_ref)
+                t = self.gen.types.resolve_type(d.type_ref)
                 py = self.st.local_name(d.name)
                 self.st.scope.define(d.name, Var(py, t, "", True))
                 self.st.instance().cells.append(py)
                 self.st.out.line(f"{py} = None")
                 resets.append((py, d))
             elif isinstance(d, A.ConstantDecl):
-                t = self.types.resolve_type(d.type_ref)
-                v = self.exprs.convert(self.exprs.expr(d.value, t), t, d.value.pos)
+                t = self.gen.types.resolve_type(d.type_ref)
+                v = self.gen.exprs.convert(self.gen.exprs.expr(d.value, t), t, d.value.pos)
                 self.st.scope.define(d.name, Const(v.const, t, v.code))
             elif isinstance(d, A.Instance):
                 self.gen_instance(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.ValueSetDecl):
-                self.tables.gen_value_set(d)
+                self.gen.tables.gen_value_set(d)
             elif isinstance(d, A.ActionDecl):
                 self.gen_action(d, self.qualify(d.name, d.annotations))
             elif isinstance(d, A.TableDecl):
-                self.tables.gen_table(d)
+                self.gen.tables.gen_table(d)
             else:
                 raise P4Unsupported.at(d.pos, f"{type(d).__name__} inside a control")
         return resets
@@ -326,12 +313,12 @@ class Blocks:
     def _emit_resets(self, resets: list[tuple[str, A.Decl]]) -> None:
         for py, d in resets:
             assert isinstance(d, A.VariableDecl)
-            t = self.types.resolve_type(d.type_ref)
+            t = self.gen.types.resolve_type(d.type_ref)
             if d.init is not None:
-                v = self.exprs.convert(self.exprs.expr(d.init, t), t, d.init.pos)
-                self.st.out.line(f"{py} = {self.types.copy_code(v.code, t)}")
+                v = self.gen.exprs.convert(self.gen.exprs.expr(d.init, t), t, d.init.pos)
+                self.st.out.line(f"{py} = {self.gen.types.copy_code(v.code, t)}")
             else:
-                self.st.out.line(f"{py} = {self.types.zero_code(t)}")
+                self.st.out.line(f"{py} = {self.gen.types.zero_code(t)}")
 
     def qualify(self, name: str, annots: A.Annots) -> str:
         n = A.find_annotation(annots, "name")
@@ -380,10 +367,10 @@ class Blocks:
             saved_scope = self.st.scope
             self.st.scope = saved_scope.child()
             for s in d.body.stmts:
-                self.stmts.stmt(s)
+                self.gen.stmts.stmt(s)
             self.st.scope = saved_scope
             if self.st.func_ctx.copy_back:
-                self.stmts.return_stmt(A.Return(d.pos, None))
+                self.gen.stmts.return_stmt(A.Return(d.pos, None))
         finally:
             self.st.out = saved_out
             self.st.func_ctx = saved_fn
@@ -403,13 +390,13 @@ class Blocks:
             if not isinstance(inst, A.Instance):
                 continue
             try:
-                t = self.types.resolve_type(inst.type_ref)
+                t = self.gen.types.resolve_type(inst.type_ref)
             except P4TypeError:
                 continue  # reported where the instance is generated
             if not isinstance(t, T.BlockType) or not isinstance(t.decl, A.ControlDecl):
                 continue
             child = t.decl
-            pairs = shared_params(d, inst, child, self.calls.bind_args, self._aggregate_param)
+            pairs = shared_params(d, inst, child, self.gen.calls.bind_args, self._aggregate_param)
             cells = {}
             for c, q in pairs.items():
                 v = self.st.scope.lookup(q)
@@ -423,7 +410,7 @@ class Blocks:
     def _aggregate_param(self, p: A.Param) -> bool:
         """A header, struct, union or stack parameter (passed by reference)."""
         try:
-            return not is_scalar(self.types.resolve_type(p.type_ref))
+            return not is_scalar(self.gen.types.resolve_type(p.type_ref))
         except P4TypeError:
             return False
 
@@ -492,7 +479,7 @@ class Blocks:
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('state', {s.name!r})")
             for st in s.stmts:
-                self.stmts.stmt(st)
+                self.gen.stmts.stmt(st)
             self.gen_transition(s)
         self.st.scope = saved_scope
 
@@ -514,7 +501,7 @@ class Blocks:
         if isinstance(tr, str):
             self.st.out.line(f"return {self.state_target(tr, s.pos)}")
             return
-        keys = [self.exprs.expr(k) for k in tr.keys]
+        keys = [self.gen.exprs.expr(k) for k in tr.keys]
         kpys = []
         for k in keys:
             tmp = self.st.temp()
@@ -545,7 +532,7 @@ class Blocks:
             raise P4TypeError.at(pos, f"{len(items)} keyset values for {len(keys)} select keys")
         conds = []
         for item, key in zip(items, keys, strict=True):
-            c = self.tables.simple_keyset_cond(item, key, pos)
+            c = self.gen.tables.simple_keyset_cond(item, key, pos)
             if c != "True":
                 conds.append(c)
         return " and ".join(conds) if conds else "True"

@@ -9,18 +9,23 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import may_write, root_name
-from .exprs import V, _SymType, const_v
 from .printer import expr_text
-from .stmts import DIRTY
 from .symbols import ActionSym, ExternFunctionSym, FunctionSym, InstanceSym, TableSym, Var
-from .typeresolve import _header_field_ok, field_py, mask
+from .values import (
+    DIRTY,
+    SymType,
+    V,
+    const_v,
+    copies_back,
+    field_py,
+    header_field_ok,
+    is_scalar,
+    mask,
+)
 
 if TYPE_CHECKING:
-    from .blocks import Blocks
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
-    from .stmts import Stmts
-    from .typeresolve import Types
 
 
 def _arg(c: A.Call, i: int, method: str) -> A.Expr:
@@ -31,42 +36,16 @@ def _arg(c: A.Call, i: int, method: str) -> A.Expr:
     return v
 
 
-SCALAR = (T.BitType, T.BoolType, T.IntLiteralType, T.EnumType, T.ErrorType, T.VarbitType)
-
-
-def is_scalar(t: T.P4Type) -> bool:
-    return isinstance(T.strip_newtype(t), SCALAR) or isinstance(t, T.TupleType)
-
-
-def copies_back(p: A.Param, t: T.P4Type, aggregates: bool = True) -> bool:
-    """Does the caller assign this parameter's value back after the call?
-
-    Actions and functions copy in and out every out/inout argument, as P4 prescribes
-    (an action that writes `hdr.h.a` while `hdr` is its inout argument sees the copy-out
-    win). Parsers and controls applied as sub-blocks get headers and structs by reference
-    (`aggregates=False`): copying the whole header struct at every sub-control apply would
-    cost more than the rare aliasing it guards against.
-    """
-    if p.direction == "out":
-        return True
-    return p.direction == "inout" and (aggregates or is_scalar(t))
-
-
 class Calls:
     """The calls part of the generator: arguments bound to parameters and copied in and
     out; methods of headers, stacks, tables, packets and sub-blocks; actions, functions;
     extern methods and functions (handed to the architecture)."""
 
-    __slots__ = ("blocks", "exprs", "st", "stmts", "types")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: Blocks) -> None:
-        self.types = types
-        self.exprs = exprs
-        self.stmts = stmts  # copy-out assignments, exit
-        self.blocks = blocks  # anonymous instances (`C.apply()` on a type)
+        self.gen = gen  # the other parts
 
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Any
@@ -105,21 +84,21 @@ class Calls:
         for p, a in zip(params, bound, strict=True):
             if a is None or isinstance(a, A.ListExpr | A.StructExpr):
                 continue
-            pt = self.types.resolve_type(p.type_ref)
+            pt = self.gen.types.resolve_type(p.type_ref)
             if isinstance(pt, T.TypeVar):
                 if pt.name in bindings:
                     pt = bindings[pt.name]
                 else:
-                    v = self.exprs.expr(a)
+                    v = self.gen.exprs.expr(a)
                     if not isinstance(v.type, T.IntLiteralType):
                         bindings[pt.name] = v.type
                     continue
             if isinstance(pt, T.TypeVar | T.DontCareType | T.StringType):
                 continue
-            v = self.exprs.expr(a, pt)
+            v = self.gen.exprs.expr(a, pt)
             if isinstance(v.type, T.ListType):
                 continue
-            self.exprs.convert(v, pt, a.pos)
+            self.gen.exprs.convert(v, pt, a.pos)
 
     # ------------------------------------------------------------ entry points
     def call_stmt(self, c: A.Call) -> None:
@@ -153,10 +132,10 @@ class Calls:
             if isinstance(sym, ActionSym):
                 return self.invoke(sym.py, sym.decl.params, c, statement, T.VOID)
             if isinstance(sym, FunctionSym):
-                rt = self.types.resolve_type(sym.decl.proto.return_type)
+                rt = self.gen.types.resolve_type(sym.decl.proto.return_type)
                 return self.invoke(sym.py, sym.decl.proto.params, c, statement, rt)
             if isinstance(sym, ExternFunctionSym):
-                return self.st.arch.extern_function(self.st.arch_cx, sym.decl, c, statement)
+                return self.st.arch.extern_function(self.gen.arch_cx, sym.decl, c, statement)
             if sym is None:
                 raise P4TypeError.at(f.pos, f"{f.name}: no such declaration")
         raise P4TypeError.at(c.pos, "this expression cannot be called")
@@ -183,13 +162,13 @@ class Calls:
         bound = self.bind_args(decl.proto.params, c.args, c.pos)
         if bound[0] is None:
             raise P4TypeError.at(c.pos, "static_assert needs a condition")
-        check = self.exprs.convert(self.exprs.expr(bound[0], T.BOOL), T.BOOL, c.pos)
+        check = self.gen.exprs.convert(self.gen.exprs.expr(bound[0], T.BOOL), T.BOOL, c.pos)
         if not check.is_const:
             raise P4TypeError.at(c.pos, "static_assert needs a condition known when compiling")
         if not check.const:
             message = "static_assert failed"
             if len(bound) > 1 and bound[1] is not None:
-                text = self.exprs.expr(bound[1])
+                text = self.gen.exprs.expr(bound[1])
                 if isinstance(text.const, str):
                     message += f": {text.const}"
             raise P4TypeError.at(c.pos, message)
@@ -220,11 +199,11 @@ class Calls:
         }
 
         def argument(p: A.Param, a: A.Expr | None) -> V:
-            pt = self.types.resolve_type(p.type_ref)
+            pt = self.gen.types.resolve_type(p.type_ref)
             if a is None:
-                return V(self.types.zero_code(pt), pt)
+                return V(self.gen.types.zero_code(pt), pt)
             if p.direction not in ("out", "inout"):
-                v = self.exprs.convert(self.exprs.expr(a, pt), pt, a.pos)
+                v = self.gen.exprs.convert(self.gen.exprs.expr(a, pt), pt, a.pos)
                 if is_scalar(pt) or (
                     callee is not None
                     and p.direction == "in"
@@ -232,19 +211,19 @@ class Calls:
                     and not may_write(callee, p.name)
                 ):
                     return V(v.code, pt, v.const)
-                return V(self.types.copy_code(v.code, pt), pt, v.const)
+                return V(self.gen.types.copy_code(v.code, pt), pt, v.const)
             if copies_back(p, pt, aggregates):
                 a = self.stabilize(a)
                 backs.append((a, pt))
-            v = self.exprs.expr(a)
+            v = self.gen.exprs.expr(a)
             if p.direction == "out":
-                return V(self.types.zero_code(pt) if not is_scalar(pt) else "0", pt)
-            code = self.exprs.convert(v, pt, a.pos).code
+                return V(self.gen.types.zero_code(pt) if not is_scalar(pt) else "0", pt)
+            code = self.gen.exprs.convert(v, pt, a.pos).code
             return V(
-                self.types.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt
+                self.gen.types.copy_code(code, pt) if aggregates and not is_scalar(pt) else code, pt
             )
 
-        values = self.exprs.in_order(
+        values = self.gen.exprs.in_order(
             [partial(argument, p, a) for p, a in zip(params, bound, strict=True)]
         )
         codes = [v.code for v in values]
@@ -264,18 +243,18 @@ class Calls:
             with self.st.out.indent():
                 self.st.out.line(f"{tmp} = _e.args[0]")
                 for i, (a, pt) in enumerate(backs):
-                    self.stmts.assign(a, V(f"{tmp}[{i}]", pt))
-            self.stmts.exit_stmt()
+                    self.gen.stmts.assign(a, V(f"{tmp}[{i}]", pt))
+            self.gen.stmts.exit_stmt()
         if isinstance(callee, A.ParserDecl):
             # a sub-parser that failed: what it wrote stays, as p4c inlines it
             self.st.out.line("except (_ParserError, _Reject) as _e:")
             with self.st.out.indent():
                 self.st.out.line(f"{tmp} = _e.outs")
                 for i, (a, pt) in enumerate(backs):
-                    self.stmts.assign(a, V(f"{tmp}[{i}]", pt))
+                    self.gen.stmts.assign(a, V(f"{tmp}[{i}]", pt))
                 self.st.out.line("raise")
         for i, (a, pt) in enumerate(backs):
-            self.stmts.assign(a, V(f"{tmp}[{i + k}]", pt))
+            self.gen.stmts.assign(a, V(f"{tmp}[{i + k}]", pt))
         return V(f"{tmp}[0]", ret) if has_ret else V("", T.VOID)
 
     def stabilize(self, e: A.Expr) -> A.Expr:
@@ -286,7 +265,7 @@ class Calls:
         if isinstance(e, A.Slice):
             return A.Slice(e.pos, self.stabilize(e.base), e.hi, e.lo)
         if isinstance(e, A.Index):
-            idx = self.exprs.expr(e.index)
+            idx = self.gen.exprs.expr(e.index)
             if idx.is_const:
                 return A.Index(e.pos, self.stabilize(e.base), e.index)
             t = self.st.temp()
@@ -299,18 +278,18 @@ class Calls:
     # ------------------------------------------------------------ methods
     def method_call(self, c: A.Call, f: A.Member, statement: bool) -> V:  # noqa: C901
         if isinstance(f.base, A.TypeNameExpr):
-            t = self.types.resolve_type(f.base.ref)
+            t = self.gen.types.resolve_type(f.base.ref)
             if f.name in ("minSizeInBits", "maxSizeInBits"):
                 return const_v(T.width_of(t), T.INT)
             if f.name in ("minSizeInBytes", "maxSizeInBytes"):
                 return const_v((T.width_of(t) + 7) // 8, T.INT)
             if f.name == "apply" and isinstance(t, T.BlockType):
-                inst = self.blocks.instantiate_anonymous(t, c.pos)
+                inst = self.gen.blocks.instantiate_anonymous(t, c.pos)
                 return self.apply_instance(inst, c, statement)
             raise P4TypeError.at(c.pos, f"{t} has no method {f.name}")
-        base = self.exprs.expr(f.base)
+        base = self.gen.exprs.expr(f.base)
         bt = T.strip_newtype(base.type)
-        if isinstance(bt, _SymType):
+        if isinstance(bt, SymType):
             sym = bt.sym
             if isinstance(sym, TableSym):
                 if f.name != "apply":
@@ -335,7 +314,7 @@ class Calls:
                 if isinstance(it, T.ExternType):
                     if it.name in ("packet_in", "packet_out"):
                         return self.packet_method(sym, f.name, c, statement)
-                    return self.st.arch.extern_method(self.st.arch_cx, sym, f.name, c, statement)
+                    return self.st.arch.extern_method(self.gen.arch_cx, sym, f.name, c, statement)
             raise P4TypeError.at(c.pos, f"{f.name} cannot be called here")
         if isinstance(bt, T.ExternType) and bt.name in ("packet_in", "packet_out"):
             sym = InstanceSym(bt, base.code, bt.name)
@@ -345,12 +324,12 @@ class Calls:
             # of `control c(...)`, applied as `c_inst.apply(..., reg1)`): the instance the
             # caller passed, whichever it is
             sym = InstanceSym(bt, base.code, bt.name)
-            return self.st.arch.extern_method(self.st.arch_cx, sym, f.name, c, statement)
+            return self.st.arch.extern_method(self.gen.arch_cx, sym, f.name, c, statement)
         if isinstance(bt, T.StructLikeType):
             return self.header_method(base, bt, f, c)
         if isinstance(bt, T.StackType):
             if f.name in ("push_front", "pop_front"):
-                n = self.exprs.const_int(c.args[0].value) if c.args and c.args[0].value else 1
+                n = self.gen.exprs.const_int(c.args[0].value) if c.args and c.args[0].value else 1
                 return V(f"{base.code}.{f.name}({n})", T.VOID)
         raise P4TypeError.at(c.pos, f"{base.type} has no method {f.name}")
 
@@ -383,7 +362,7 @@ class Calls:
         if isinstance(e, A.Member):
             ut = T.strip_newtype(e.base.type) if e.base.type is not None else None
             if isinstance(ut, T.StructLikeType) and ut.is_union:
-                b = self.exprs.expr(e.base).code
+                b = self.gen.exprs.expr(e.base).code
                 return [f"{b}.{field_py(n)}" for n in ut.fields if n != e.name]
         return []
 
@@ -392,7 +371,7 @@ class Calls:
         decl = sym.decl
         params = decl.params
         if sym.inline is not None:
-            self.blocks.apply_inline(sym)
+            self.gen.blocks.apply_inline(sym)
             return V("", T.VOID)
         if sym.shared:
             # the shared parameters are the caller's own cells already: only the others
@@ -415,10 +394,10 @@ class Calls:
         out.line(f"{e} = {o} + {ht.bit_width() // 8}")
         out.line(f"if {e} > len({pk}.data):")
         out.line("    raise _ParserError(1)  # PacketTooShort")
-        lines = self.types.ext_struct_lines(ht, h, f"{pk}.data", o, self.st.temp)
+        lines = self.gen.types.ext_struct_lines(ht, h, f"{pk}.data", o, self.st.temp)
         if lines is None:
             out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
-            lines = self.types.ext_lines(ht, h, v)
+            lines = self.gen.types.ext_lines(ht, h, v)
         for ln in lines:
             out.line(ln)
         out.line(f"{pk}.off = {e}")
@@ -428,7 +407,7 @@ class Calls:
         if name == "extract":
             if c.args and c.args[0].value is None and c.type_args:
                 # extract<T>(_): skip a header of type T
-                t = T.strip_newtype(self.types.resolve_type(c.type_args[0]))
+                t = T.strip_newtype(self.gen.types.resolve_type(c.type_args[0]))
                 if not isinstance(t, T.StructLikeType) or not t.is_header:
                     raise P4TypeError.at(c.pos, "extract<T>(_) needs a header type")
                 return V(f"_extract({pk}, {t.pyname}())", T.VOID)
@@ -436,7 +415,7 @@ class Calls:
                 raise P4TypeError.at(c.pos, "extract needs a header")
             target = c.args[0].value
             if isinstance(target, A.Member) and target.name == "next":
-                stack = self.exprs.expr(target.base)
+                stack = self.gen.exprs.expr(target.base)
                 stack_t = T.strip_newtype(stack.type)
                 if not isinstance(stack_t, T.StackType):
                     raise P4TypeError.at(target.pos, ".next applies to header stacks")
@@ -448,10 +427,12 @@ class Calls:
                 isinstance(target, A.Member)
                 and isinstance(target.base, A.Member)
                 and target.base.name == "next"
-                and isinstance(T.strip_newtype(self.exprs.expr(target.base.base).type), T.StackType)
+                and isinstance(
+                    T.strip_newtype(self.gen.exprs.expr(target.base.base).type), T.StackType
+                )
             ):
                 # a member of the next element of a header-union stack
-                stack = self.exprs.expr(target.base.base)
+                stack = self.gen.exprs.expr(target.base.base)
                 u = self.st.temp()
                 self.st.out.line(f"{u} = {stack.code}.next_for_extract()")
                 stack_t = T.strip_newtype(stack.type)
@@ -466,14 +447,14 @@ class Calls:
                 hv = V(f"{u}.{field_py(target.name)}", ut.fields[target.name])
                 after = f"{stack.code}.nxt += 1"
             else:
-                hv = self.exprs.expr(target)
+                hv = self.gen.exprs.expr(target)
                 after = ""
             ht = T.strip_newtype(hv.type)
             if not isinstance(ht, T.StructLikeType) or not ht.is_header:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
             if len(c.args) > 1:
-                nbits = self.exprs.expr(_arg(c, 1, "extract"))
+                nbits = self.gen.exprs.expr(_arg(c, 1, "extract"))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
             elif ht.bit_width() % 8 == 0 and not any(
                 isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values()
@@ -493,10 +474,10 @@ class Calls:
         if name == "lookahead":
             if not c.type_args:
                 raise P4TypeError.at(c.pos, "lookahead needs a type argument")
-            t = self.types.resolve_type(c.type_args[0])
+            t = self.gen.types.resolve_type(c.type_args[0])
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.StructLikeType):
-                if t0.kind == "struct" and not _header_field_ok(t0):  # headers in it
+                if t0.kind == "struct" and not header_field_ok(t0):  # headers in it
                     return self._lookahead_aggregate(pk, t0, t, c.pos)
                 return V(f"_lookahead_header({pk}, {t0.pyname})", t)
             try:
@@ -510,12 +491,12 @@ class Calls:
                 code = f"_to_signed({code}, {w})"
             return V(code, t)
         if name == "advance":
-            amount = self.exprs.expr(_arg(c, 0, "advance"))
+            amount = self.gen.exprs.expr(_arg(c, 0, "advance"))
             return V(f"_advance({pk}, {amount.code})", T.VOID)
         if name == "length":
             return V(f"len({pk}.data)", T.BitType(32))
         if name == "emit":
-            v = self.exprs.expr(_arg(c, 0, "emit"))
+            v = self.gen.exprs.expr(_arg(c, 0, "emit"))
             self.emit_value(pk, v, c.pos)
             return V("", T.VOID)
         raise P4TypeError.at(c.pos, f"packet has no method {name}")
@@ -550,7 +531,7 @@ class Calls:
         width = sum(T.width_of(lt) for _, lt in leaves)
         bits, obj = self.st.temp(), self.st.temp()
         self.st.out.line(f"{bits} = _lookahead({pk}, {width})")
-        self.st.out.line(f"{obj} = {self.types.zero_code(st)}")
+        self.st.out.line(f"{obj} = {self.gen.types.zero_code(st)}")
         shift = width
         for path, lt in leaves:
             w = T.width_of(lt)
@@ -570,7 +551,7 @@ class Calls:
         if isinstance(t, T.StructLikeType) and t.is_header:
             self.st.out.line(f"if {v.code}._v:")
             with self.st.out.indent():
-                packed = self.types.pack_struct_code(t, "_h")
+                packed = self.gen.types.pack_struct_code(t, "_h")
                 if _emitter(t) == "_emit" and packed is not None:
                     # inlined: the deparser's hottest call
                     self.st.out.line(f"_h = {v.code}")

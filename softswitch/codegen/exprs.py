@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -27,50 +26,14 @@ from .symbols import (
     ValueSetSym,
     Var,
 )
-from .typeresolve import field_py, mask, wrap_value
+from .values import SymType, V, as_bits, const_v, field_py, mask, wrap_code, wrap_value
 
 # a variable or a chain of attribute reads: reading it twice gives the same value
 _PLAIN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 if TYPE_CHECKING:
-    from .calls import Calls
+    from .parts import Parts
     from .state import GenState
-    from .typeresolve import Types
-
-
-@dataclass(slots=True)
-class V:
-    """A generated expression: Python code, its P4 type, its value when known."""
-
-    code: str
-    type: T.P4Type
-    const: Any = None
-
-    @property
-    def is_const(self) -> bool:
-        return self.const is not None
-
-
-def const_v(value: Any, t: T.P4Type) -> V:
-    return V(repr(value), t, value)
-
-
-def wrap_code(code: str, t: T.BitType) -> str:
-    m = mask(t.width)
-    if t.signed:
-        h = 1 << (t.width - 1)
-        return f"((({code}) + {h} & {m}) - {h})"
-    return f"(({code}) & {m})"
-
-
-def as_bits(code: str, t: T.P4Type) -> str:
-    """Unsigned bit pattern of a value (signed values are masked)."""
-    t = T.strip_newtype(t)
-    if isinstance(t, T.BitType) and t.signed:
-        return f"(({code}) & {mask(t.width)})"
-    if isinstance(t, T.BoolType):
-        return f"int({code})"
-    return code
 
 
 _ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^"}
@@ -81,14 +44,11 @@ class Exprs:
     """The expressions part of the generator: P4 expressions -> Python expressions with
     P4's bit semantics, constants folded, implicit conversions."""
 
-    __slots__ = ("calls", "st", "types")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, types: Types, calls: Calls) -> None:
-        self.types = types
-        self.calls = calls  # calls in expressions
+        self.gen = gen  # the other parts
 
     # ------------------------------------------------------------ helpers
     def const_int(self, e: A.Expr) -> int:
@@ -106,7 +66,7 @@ class Exprs:
         if isinstance(src, T.NewType) and T.same_type(T.strip_newtype(src), tgt):
             return V(v.code, target, v.const)
         if (
-            isinstance(src, _SymType)
+            isinstance(src, SymType)
             and isinstance(src.sym, InstanceSym)
             and isinstance(src.sym.type, T.ExternType)
             and isinstance(tgt, T.ExternType)
@@ -155,7 +115,7 @@ class Exprs:
             if len(items) != len(fields):
                 raise P4TypeError.at(pos, f"{len(items)} values for {len(fields)} fields of {tgt}")
             codes = [
-                self.types.copy_code(self.convert(i, ft, pos).code, ft)
+                self.gen.types.copy_code(self.convert(i, ft, pos).code, ft)
                 for i, (_f, ft) in zip(items, fields, strict=True)
             ]
             valid = ", True" if tgt.is_header else ""
@@ -239,7 +199,7 @@ class Exprs:
         if isinstance(e, A.Slice):
             return self.slice_expr(e)
         if isinstance(e, A.Call):
-            return self.calls.call_expr(e, expected)
+            return self.gen.calls.call_expr(e, expected)
         if isinstance(e, A.Unary):
             return self.unary_expr(e, expected)
         if isinstance(e, A.Binary):
@@ -297,7 +257,7 @@ class Exprs:
         if isinstance(e, A.InvalidHeader):
             if expected is None or not isinstance(T.strip_newtype(expected), T.StructLikeType):
                 raise P4TypeError.at(e.pos, "{#} needs a header type from context")
-            return V(self.types.zero_code(expected), expected)
+            return V(self.gen.types.zero_code(expected), expected)
         if isinstance(e, A.TypeNameExpr):
             raise P4TypeError.at(e.pos, "a type is not a value here")
         if isinstance(e, A.DefaultKeyset | A.DontCare):
@@ -320,9 +280,9 @@ class Exprs:
                 return const_v(sym.value, sym.type)
             return V(sym.py, sym.type, sym.value)
         if isinstance(sym, InstanceSym | TableSym | ActionSym | FunctionSym | ValueSetSym):
-            return V(getattr(sym, "py", ""), _SymType(sym))
+            return V(getattr(sym, "py", ""), SymType(sym))
         if isinstance(sym, ExternFunctionSym):
-            return V("", _SymType(sym))
+            return V("", SymType(sym))
         if isinstance(sym, TypeSym):
             raise P4TypeError.at(e.pos, f"{e.name} is a type, not a value")
         raise P4TypeError.at(e.pos, f"{e.name} cannot be used as a value")
@@ -330,7 +290,7 @@ class Exprs:
     # ------------------------------------------------------------ members
     def member_expr(self, e: A.Member) -> V:
         if isinstance(e.base, A.TypeNameExpr):
-            t = self.types.resolve_type(e.base.ref)
+            t = self.gen.types.resolve_type(e.base.ref)
             t0 = T.strip_newtype(t)
             if isinstance(t0, T.EnumType):
                 if e.name not in t0.members:
@@ -613,7 +573,7 @@ class Exprs:
         return V(f"({neg}_eq({a.code}, {b.code}))", T.BOOL)
 
     def cast_expr(self, e: A.Cast) -> V:  # noqa: C901
-        target = self.types.resolve_type(e.to)
+        target = self.gen.types.resolve_type(e.to)
         tt = T.strip_newtype(target)
         v = self.expr(e.operand, target)
         st = T.strip_newtype(v.type)
@@ -687,15 +647,3 @@ def _div(x: int, y: int, m: int) -> int:
 
 def _mod(x: int, y: int, m: int) -> int:
     return 0 if y == 0 else x % y
-
-
-class _SymType(T.P4Type):
-    """Pseudo-type of names that are not values (tables, instances, actions)."""
-
-    __slots__ = ("sym",)
-
-    def __init__(self, sym: Any) -> None:
-        self.sym = sym
-
-    def __str__(self) -> str:
-        return type(self.sym).__name__

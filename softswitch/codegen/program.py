@@ -8,7 +8,8 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4Error, P4TypeError, P4Unsupported
 from ..program_info import CompiledProgram
-from .arch_api import ArchContext, Architecture
+from .arch_api import Architecture
+from .archcx import GenArchContext
 from .blocks import Blocks
 from .calls import Calls
 from .emitter import Emitter
@@ -28,25 +29,20 @@ from .typeresolve import Types
 
 class ProgramGen:
     """Generates one Python module for a P4 program: the driver over the generator's parts,
-    which share one GenState and reach each other through the references wired here."""
+    which share one GenState and reach each other through this object (it is their `Parts`)."""
 
-    __slots__ = ("blocks", "calls", "exprs", "st", "stmts", "tables", "types")
+    __slots__ = ("arch_cx", "blocks", "calls", "exprs", "st", "stmts", "tables", "types")
 
     def __init__(self, program: A.Program, arch: Architecture, trace: bool = False) -> None:
         self.st = st = GenState(program, arch, trace)
-        self.types = types = Types(st)
-        self.exprs = exprs = Exprs(st)
-        self.calls = calls = Calls(st)
-        self.stmts = stmts = Stmts(st)
-        self.tables = tables = Tables(st)
-        self.blocks = blocks = Blocks(st)
-        types.connect(exprs)
-        exprs.connect(types, calls)
-        calls.connect(types, exprs, stmts, blocks)
-        stmts.connect(types, exprs, calls, tables)
-        tables.connect(types, exprs, stmts, blocks)
-        blocks.connect(types, exprs, calls, stmts, tables)
-        st.arch_cx = ArchContext(st, types, exprs, calls, stmts)
+        # each part reaches the others through this object (see parts.Parts)
+        self.types = Types(st, self)
+        self.exprs = Exprs(st, self)
+        self.calls = Calls(st, self)
+        self.stmts = Stmts(st, self)
+        self.tables = Tables(st, self)
+        self.blocks = Blocks(st, self)
+        self.arch_cx = GenArchContext(st, self)
 
     # ------------------------------------------------------------ driver
     def generate(self) -> CompiledProgram:
@@ -209,7 +205,7 @@ class ProgramGen:
         for i, v in enumerate(values):
             self.st.block_role = roles[i] if i < len(roles) else None
             if self.st.block_role is not None and isinstance(v, A.Construct | A.NameRef):
-                self.st.arch.check_block(self.st.arch_cx, self.st.block_role, v)
+                self.st.arch.check_block(self.arch_cx, self.st.block_role, v)
             if isinstance(v, A.Construct):
                 t = self.types.resolve_type(v.ref)
                 if not isinstance(t, T.BlockType):
@@ -230,7 +226,7 @@ class ProgramGen:
             else:
                 raise P4Unsupported.at(d.pos, "package arguments must be instances")
         self.st.block_role = None
-        self.st.arch.package(self.st.arch_cx, d, blocks)
+        self.st.arch.package(self.arch_cx, d, blocks)
 
 
 @dataclass(slots=True)

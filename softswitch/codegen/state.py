@@ -1,6 +1,6 @@
 """What the parts of the code generator share while they generate one program.
 
-`GenState` holds the program, the architecture and the context handed to it, the name
+`GenState` holds the program, the architecture, the name
 scopes, the output buffers, where generation is (instance, function, action, parser,
 loop, dead branch), the control-plane description being recorded, and the counters that
 make generated names unique. Every part (types, expressions, calls, statements, tables,
@@ -21,7 +21,7 @@ from .emitter import Emitter
 from .symbols import Scope
 
 if TYPE_CHECKING:
-    from .arch_api import ArchContext, Architecture
+    from .arch_api import Architecture
 
 __all__ = ["CORE_ERRORS", "FuncCtx", "GenState", "InstanceCtx"]
 
@@ -75,8 +75,6 @@ class GenState:
     program: A.Program
     arch: Architecture
     trace_enabled: bool = False
-    # set once the parts exist (the context's services are theirs)
-    arch_cx: ArchContext = field(init=False)
     # ------------------------------------------------------------ names
     global_scope: Scope = field(default_factory=_global_scope)
     scope: Scope = field(init=False)

@@ -8,32 +8,23 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import plain_path
-from .exprs import V, as_bits, wrap_code
 from .symbols import Const, Var
-from .typeresolve import field_py, mask
+from .values import DIRTY, V, as_bits, field_py, mask, wrap_code
 
 if TYPE_CHECKING:
-    from .calls import Calls
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
-    from .tablegen import Tables
-    from .typeresolve import Types
 
 
 class Stmts:
     """The statements part of the generator: P4 statements -> Python statements, with
     P4's assignment rules, constant conditions folded and `exit`/`return` copy-out."""
 
-    __slots__ = ("calls", "exprs", "st", "tables", "types")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, types: Types, exprs: Exprs, calls: Calls, tables: Tables) -> None:
-        self.types = types
-        self.exprs = exprs
-        self.calls = calls
-        self.tables = tables  # `switch` on a table's action_run
+        self.gen = gen  # the other parts
 
     def stmt(self, s: A.Stmt) -> None:  # noqa: C901
         if isinstance(s, A.Assign):
@@ -41,21 +32,23 @@ class Stmts:
             value = s.value
             if isinstance(value, A.Binary) and value.left is target:
                 # compound assignment (`a[i] += x`): the target is evaluated once
-                target = self.calls.stabilize(target)
+                target = self.gen.calls.stabilize(target)
                 value = A.Binary(value.pos, value.op, target, value.right)
-            target_type = self.exprs.expr(target).type
+            target_type = self.gen.exprs.expr(target).type
             v, pre = self.st.capture(
-                lambda: self.exprs.convert(self.exprs.expr(value, target_type), target_type, s.pos)
+                lambda: self.gen.exprs.convert(
+                    self.gen.exprs.expr(value, target_type), target_type, s.pos
+                )
             )
             if pre.lines:
                 # the target's indices are evaluated before the value (left to right)
-                target = self.calls.stabilize(target)
+                target = self.gen.calls.stabilize(target)
                 self.st.out.lines.extend(pre.lines)
             self.assign(target, v, value)
         elif isinstance(s, A.CallStmt):
-            self.calls.call_stmt(s.call)
+            self.gen.calls.call_stmt(s.call)
         elif isinstance(s, A.If):
-            c = self.exprs.convert(self.exprs.expr(s.cond), T.BOOL, s.cond.pos)
+            c = self.gen.exprs.convert(self.gen.exprs.expr(s.cond), T.BOOL, s.cond.pos)
             if c.is_const:
                 # folded as p4c folds it: only the branch taken is generated
                 live, dead = (s.then, s.other) if c.const else (s.other, s.then)
@@ -77,18 +70,18 @@ class Stmts:
         elif isinstance(s, A.Block):
             self.block_scoped(s)
         elif isinstance(s, A.VarDecl):
-            t = self.types.resolve_type(s.type_ref)
+            t = self.gen.types.resolve_type(s.type_ref)
             py = self.st.local_name(s.name)
             if s.init is not None:
-                v = self.exprs.convert(self.exprs.expr(s.init, t), t, s.init.pos)
-                code = self.types.copy_code(v.code, t) if _needs_copy(s.init) else v.code
+                v = self.gen.exprs.convert(self.gen.exprs.expr(s.init, t), t, s.init.pos)
+                code = self.gen.types.copy_code(v.code, t) if _needs_copy(s.init) else v.code
             else:
-                code = self.types.zero_code(t)
+                code = self.gen.types.zero_code(t)
             self.st.scope.define(s.name, Var(py, t))
             self.st.out.line(f"{py} = {code}")
         elif isinstance(s, A.ConstDecl):
-            t = self.types.resolve_type(s.type_ref)
-            v = self.exprs.convert(self.exprs.expr(s.value, t), t, s.value.pos)
+            t = self.gen.types.resolve_type(s.type_ref)
+            v = self.gen.exprs.convert(self.gen.exprs.expr(s.value, t), t, s.value.pos)
             if v.is_const:
                 self.st.scope.define(s.name, Const(v.const, t))
             else:
@@ -134,16 +127,16 @@ class Stmts:
         self.st.loop_depth += 1
         try:
             if isinstance(s, A.ForIn):
-                t = self.types.resolve_type(s.type_ref)
+                t = self.gen.types.resolve_type(s.type_ref)
                 it = s.iterable
                 py = self.st.local_name(s.name)
                 self.st.scope.define(s.name, Var(py, t))
                 if isinstance(it, A.RangeKeyset):
-                    lo = self.exprs.convert(self.exprs.expr(it.lo, t), t, it.pos)
-                    hi = self.exprs.convert(self.exprs.expr(it.hi, t), t, it.pos)
+                    lo = self.gen.exprs.convert(self.gen.exprs.expr(it.lo, t), t, it.pos)
+                    hi = self.gen.exprs.convert(self.gen.exprs.expr(it.hi, t), t, it.pos)
                     self.st.out.line(f"for {py} in range({lo.code}, {hi.code} + 1):")
                 else:
-                    v = self.exprs.expr(it)
+                    v = self.gen.exprs.expr(it)
                     vt = T.strip_newtype(v.type)
                     src = f"{v.code}.h" if isinstance(vt, T.StackType) else v.code
                     self.st.out.line(f"for {py} in {src}:")
@@ -163,7 +156,7 @@ class Stmts:
                             self.stmt(st)
                     self.st.out.line(f"{first} = False")
                 if s.cond is not None:
-                    c = self.exprs.convert(self.exprs.expr(s.cond), T.BOOL, s.cond.pos)
+                    c = self.gen.exprs.convert(self.gen.exprs.expr(s.cond), T.BOOL, s.cond.pos)
                     self.st.out.line(f"if not {c.code}:")
                     with self.st.out.indent():
                         self.st.out.line("break")
@@ -189,7 +182,9 @@ class Stmts:
         if s.value is not None:
             if fn.ret is None or isinstance(fn.ret, T.VoidType):
                 raise P4TypeError.at(s.pos, "this function returns no value")
-            parts.append(self.exprs.convert(self.exprs.expr(s.value, fn.ret), fn.ret, s.pos).code)
+            parts.append(
+                self.gen.exprs.convert(self.gen.exprs.expr(s.value, fn.ret), fn.ret, s.pos).code
+            )
         parts.extend(fn.copy_back)
         if fn.breaks and not parts:
             self.st.out.line("break")
@@ -205,7 +200,7 @@ class Stmts:
             raise P4Unsupported.at(
                 s.pos, "switch statements inside actions are not supported on this target"
             )
-        subj = self.exprs.expr(s.subject)
+        subj = self.gen.exprs.expr(s.subject)
         tmp = self.st.temp()
         self.st.out.line(f"{tmp} = {subj.code}")
         action_run = subj.type if isinstance(subj.type, T.ActionEnumType) else None
@@ -220,10 +215,12 @@ class Stmts:
             elif action_run is not None:
                 if not isinstance(case.label, A.NameRef):
                     raise P4TypeError.at(case.pos, "switch on action_run needs action names")
-                aid = self.tables.action_index(action_run.table, case.label.name, case.pos)
+                aid = self.gen.tables.action_index(action_run.table, case.label.name, case.pos)
                 cond = f"{tmp} == {aid}"
             else:
-                lv = self.exprs.convert(self.exprs.expr(case.label, subj.type), subj.type, case.pos)
+                lv = self.gen.exprs.convert(
+                    self.gen.exprs.expr(case.label, subj.type), subj.type, case.pos
+                )
                 if not lv.is_const:
                     raise P4TypeError.at(case.pos, "switch labels must be constants")
                 cond = f"{tmp} == {lv.code}"
@@ -241,14 +238,14 @@ class Stmts:
     # ------------------------------------------------------------ assignment
     def assign(self, target: A.Expr, v: V, src: A.Expr | None = None) -> None:  # noqa: C901
         """Generate `target = v`; `src` is the assigned expression when there is one."""
-        t = target.type if target.type is not None else self.exprs.expr(target).type
+        t = target.type if target.type is not None else self.gen.exprs.expr(target).type
         code = v.code
         # headers and structs: `_kept(old, new)` (an invalid header assigned keeps its bits)
         kept = isinstance(T.strip_newtype(t), T.StructLikeType)
         if isinstance(T.strip_newtype(t), T.StackType) and not code.startswith(
             ("_mk(", "_Stack", "H_")
         ):
-            code = self.types.copy_code(code, t)
+            code = self.gen.types.copy_code(code, t)
         if isinstance(target, A.NameRef):
             sym = self.st.scope.lookup(target.name)
             if not isinstance(sym, Var):
@@ -271,7 +268,7 @@ class Stmts:
                 self.st.out.line(f"{sym.py} = {code}")
             return
         if isinstance(target, A.Member):
-            base = self.exprs.expr(target.base)
+            base = self.gen.exprs.expr(target.base)
             bt = T.strip_newtype(base.type)
             if isinstance(bt, T.StructLikeType):
                 if bt.is_union:
@@ -291,28 +288,28 @@ class Stmts:
                     self._copy_varbit_width(base.code, src)
                 return
             if isinstance(bt, T.StackType) and target.name in ("next", "last"):
-                code = self.types.copy_code(code, t) if kept else code
+                code = self.gen.types.copy_code(code, t) if kept else code
                 self.st.out.line(f"{base.code}.set_{target.name}({code})")
                 return
             raise P4TypeError.at(target.pos, "this member cannot be assigned")
         if isinstance(target, A.Index):
-            base = self.exprs.expr(target.base)
-            idx = self.exprs.expr(target.index)
+            base = self.gen.exprs.expr(target.base)
+            idx = self.gen.exprs.expr(target.index)
             if isinstance(T.strip_newtype(base.type), T.StackType):
                 if idx.is_const:
                     dst = f"{base.code}.h[{idx.const}]"
                     self.st.out.line(f"{dst} = _kept({dst}, {code})" if kept else f"{dst} = {code}")
                 else:
-                    code = self.types.copy_code(code, t) if kept else code
+                    code = self.gen.types.copy_code(code, t) if kept else code
                     self.st.out.line(f"{base.code}.put({idx.code}, {code})")
                 return
             raise P4Unsupported.at(target.pos, "assignment to an indexed tuple")
         if isinstance(target, A.Slice):
-            base = self.exprs.expr(target.base)
+            base = self.gen.exprs.expr(target.base)
             bt = T.strip_newtype(base.type)
             if not isinstance(bt, T.BitType):
                 raise P4TypeError.at(target.pos, "only bit values can be sliced")
-            hi, lo = self.exprs.const_int(target.hi), self.exprs.const_int(target.lo)
+            hi, lo = self.gen.exprs.const_int(target.hi), self.gen.exprs.const_int(target.lo)
             m = mask(hi - lo + 1)
             clear = mask(bt.width) ^ (m << lo)
             new = (
@@ -328,17 +325,10 @@ class Stmts:
         """`h2.v = h1.v` on varbit fields copies h1.v's current length too, as BMv2 does."""
         if not isinstance(src, A.Member) or not plain_path(src.base):
             return
-        base = self.exprs.expr(src.base)
+        base = self.gen.exprs.expr(src.base)
         bt = T.strip_newtype(base.type)
         if isinstance(bt, T.StructLikeType) and bt.is_header:
             self.st.out.line(f"{dst}._vw = {base.code}._vw")
-
-
-# Generated code sets this flag wherever an invalid header may be left holding non-zero
-# bits (a field written while invalid, setInvalid, a header or struct assigned, a union
-# member invalidated): the switch then rewrites every header of the finished packet's
-# struct, and otherwise only the valid ones (see Switch._recycle).
-DIRTY = "ctx.dirty = True"
 
 
 def _needs_copy(e: A.Expr) -> bool:

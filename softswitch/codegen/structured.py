@@ -14,7 +14,7 @@ kept in the control-plane description (`program_info.structured_body`) for P4Inf
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .. import program_info as pinfo
 from ..frontend import ast as A
@@ -22,11 +22,16 @@ from ..frontend import types as T
 from ..frontend.errors import P4Error, P4TypeError
 from ..frontend.parse import parse_text
 from ..program_info import StructuredValue, structured_body
-
-if TYPE_CHECKING:
-    from .exprs import Exprs
+from .values import V
 
 __all__ = ["annots_ir", "structured_info_body"]
+
+
+class Exprs(Protocol):
+    """What evaluating a structured annotation needs: expressions generated in scope."""
+
+    def expr(self, e: A.Expr, expected: T.P4Type | None = None) -> V: ...
+
 
 _TYPE_ERROR = "illegal type for structured annotation; must be int, string or bool"
 _NOT_CONSTANT = "structured annotation must be compile-time constant values"

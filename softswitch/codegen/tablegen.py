@@ -10,20 +10,15 @@ from ..engine import matches as M
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
-from .calls import copies_back, is_scalar
 from .effects import ast_nodes, plain_path
-from .exprs import V, as_bits
 from .printer import expr_text
 from .structured import annots_ir
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
-from .typeresolve import mask
+from .values import V, as_bits, copies_back, is_scalar, mask
 
 if TYPE_CHECKING:
-    from .blocks import Blocks
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
-    from .stmts import Stmts
-    from .typeresolve import Types
 
 DEFAULT_TABLE_SIZE = 1024
 
@@ -38,16 +33,11 @@ class Tables:
     entries, properties), value sets, select keysets, and the control-plane specs of
     tables, actions and value sets."""
 
-    __slots__ = ("blocks", "exprs", "st", "stmts", "types")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, types: Types, exprs: Exprs, stmts: Stmts, blocks: Blocks) -> None:
-        self.types = types
-        self.exprs = exprs
-        self.stmts = stmts  # copy-out of bound action arguments
-        self.blocks = blocks  # names, cells, instances made in table properties
+        self.gen = gen  # the other parts
 
     def key_text(self, e: A.Expr) -> str:
         """A key's name as p4c writes it in P4Info: the expression as written, except that
@@ -65,7 +55,7 @@ class Tables:
             return f"{self.key_text(e.base)}[{expr_text(e.index)}]"
         if not isinstance(e, A.Member) or not plain_path(e.base):
             return expr_text(e)
-        base = T.strip_newtype(self.exprs.expr(e.base).type)
+        base = T.strip_newtype(self.gen.exprs.expr(e.base).type)
         if isinstance(base, T.StructLikeType):
             ann = A.find_annotation(
                 self.st.field_annotations.get(base.name, {}).get(e.name, ()), "name"
@@ -82,16 +72,16 @@ class Tables:
         if isinstance(item, A.DefaultKeyset | A.DontCare):
             return "True"
         if isinstance(item, A.MaskKeyset):
-            v = self.exprs.convert(self.exprs.expr(item.value, key.type), key.type, pos)
-            m = self.exprs.convert(self.exprs.expr(item.mask, key.type), key.type, pos)
+            v = self.gen.exprs.convert(self.gen.exprs.expr(item.value, key.type), key.type, pos)
+            m = self.gen.exprs.convert(self.gen.exprs.expr(item.mask, key.type), key.type, pos)
             if not (v.is_const and m.is_const):
                 raise P4TypeError.at(pos, "keyset masks must be constants")
             w = T.width_of(kt)
             mm = m.const & mask(w)
             return f"({kcode} & {mm}) == {v.const & mm & mask(w)}"
         if isinstance(item, A.RangeKeyset):
-            lo = self.exprs.convert(self.exprs.expr(item.lo, key.type), key.type, pos)
-            hi = self.exprs.convert(self.exprs.expr(item.hi, key.type), key.type, pos)
+            lo = self.gen.exprs.convert(self.gen.exprs.expr(item.lo, key.type), key.type, pos)
+            hi = self.gen.exprs.convert(self.gen.exprs.expr(item.hi, key.type), key.type, pos)
             if not (lo.is_const and hi.is_const):
                 raise P4TypeError.at(pos, "keyset ranges must be constants")
             return f"{lo.code} <= {key.code} <= {hi.code}"
@@ -99,19 +89,19 @@ class Tables:
             sym = self.st.scope.lookup(item.name)
             if isinstance(sym, ValueSetSym):
                 return f"{sym.py}.match(({key.code},))"
-        v = self.exprs.convert(self.exprs.expr(item, key.type), key.type, pos)
+        v = self.gen.exprs.convert(self.gen.exprs.expr(item, key.type), key.type, pos)
         if not v.is_const:
             raise P4TypeError.at(pos, f"{expr_text(item)}: a keyset value must be a constant")
         return f"{key.code} == {v.code}"
 
     def gen_value_set(self, d: A.ValueSetDecl) -> None:
-        t = self.types.resolve_type(d.element)
-        size = self.exprs.const_int(d.size)
-        qualified = self.blocks.qualify(d.name, d.annotations)
+        t = self.gen.types.resolve_type(d.element)
+        size = self.gen.exprs.const_int(d.size)
+        qualified = self.gen.blocks.qualify(d.name, d.annotations)
         py = self.st.unique("vs_" + d.name)
         fields = self.value_set_fields(t, d.pos)
         self.st.info.value_sets[qualified] = pinfo.ValueSetSpec(
-            qualified, size, fields, annots_ir(d.annotations, self.exprs)
+            qualified, size, fields, annots_ir(d.annotations, self.gen.exprs)
         )
         self.st.out.line(f"{py} = rt.value_set({qualified!r})")
         self.st.scope.define(d.name, ValueSetSym(py, t, qualified))
@@ -127,7 +117,9 @@ class Tables:
         if isinstance(t0, T.StructLikeType):
             fa = self.st.field_annotations.get(t0.name, {})
             return tuple(
-                pinfo.HeaderFieldSpec(n, T.width_of(ft), annots_ir(fa.get(n, ()), self.exprs), ft)
+                pinfo.HeaderFieldSpec(
+                    n, T.width_of(ft), annots_ir(fa.get(n, ()), self.gen.exprs), ft
+                )
                 for n, ft in t0.fields.items()
             )
         return (pinfo.HeaderFieldSpec("", T.width_of(t0), (), t0),)
@@ -137,17 +129,17 @@ class Tables:
         params = []
         for p in d.params:
             if p.direction:
-                if isinstance(self.types.resolve_type(p.type_ref), T.IntLiteralType):
+                if isinstance(self.gen.types.resolve_type(p.type_ref), T.IntLiteralType):
                     raise P4TypeError.at(p.pos, f"{p.name}: an int parameter has no direction")
                 continue
-            t = self.types.resolve_type(p.type_ref)
+            t = self.gen.types.resolve_type(p.type_ref)
             if isinstance(T.strip_newtype(t), T.ExternType):
                 raise P4TypeError.at(p.pos, f"{p.name}: an action parameter cannot be an extern")
             params.append(
                 pinfo.ParamSpec(
                     p.name,
                     T.width_of(t),
-                    annots_ir(p.annotations, self.exprs),
+                    annots_ir(p.annotations, self.gen.exprs),
                     self.named_type(p),
                     t,
                 )
@@ -159,7 +151,7 @@ class Tables:
                 pinfo.ActionSpec(
                     qualified,
                     tuple(params),
-                    annots_ir(d.annotations, self.exprs),
+                    annots_ir(d.annotations, self.gen.exprs),
                     idn.int_value() if idn else None,
                     self.st.inst.qualified if self.st.inst is not None else "",
                 ),
@@ -179,7 +171,7 @@ class Tables:
 
     # ------------------------------------------------------------ tables
     def gen_table(self, d: A.TableDecl) -> None:  # noqa: C901
-        qualified = self.blocks.qualify(d.name, d.annotations)
+        qualified = self.gen.blocks.qualify(d.name, d.annotations)
         py = self.st.unique("t_" + d.name)
         tpy = self.st.unique("T_" + d.name)
         sym = TableSym(d, py, qualified)
@@ -188,7 +180,7 @@ class Tables:
         key_codes: list[str] = []
         sel_codes: list[str] = []
         for k in d.keys:
-            v = self.exprs.expr(k.expr)
+            v = self.gen.exprs.expr(k.expr)
             kt = T.strip_newtype(v.type)
             if isinstance(kt, T.BoolType):
                 code, width = f"int({v.code})", 1
@@ -208,7 +200,7 @@ class Tables:
                 kname,
                 k.match_kind,
                 width,
-                annots_ir(k.annotations, self.exprs),
+                annots_ir(k.annotations, self.gen.exprs),
                 self.key_type_name(k.expr),
                 v.type,
                 len(keys) + len(sel_keys),
@@ -232,7 +224,9 @@ class Tables:
             elif A.find_annotation(ar.annotations, "tableonly"):
                 scope = "TABLE_ONLY"
             action_refs.append(
-                pinfo.ActionRefSpec(asym.qualified, scope, annots_ir(ar.annotations, self.exprs))
+                pinfo.ActionRefSpec(
+                    asym.qualified, scope, annots_ir(ar.annotations, self.gen.exprs)
+                )
             )
             if ar.args:
                 fns.append(self.bound_action(asym, ar))
@@ -255,7 +249,7 @@ class Tables:
         size = DEFAULT_TABLE_SIZE
         sprop = d.prop("size")
         if sprop is not None:
-            size = self.exprs.const_int(sprop.value)
+            size = self.gen.exprs.const_int(sprop.value)
         impl = self.table_instance_prop(d, "implementation")
         dcounter = self.table_instance_prop(d, "counters")
         dmeter = self.table_instance_prop(d, "meters")
@@ -279,8 +273,8 @@ class Tables:
             direct_counter=dcounter,
             direct_meter=dmeter,
             selector_keys=tuple(sel_keys),
-            support_timeout=bool(timeout and self.exprs.expr(timeout.value).const),
-            annotations=annots_ir(d.annotations, self.exprs),
+            support_timeout=bool(timeout and self.gen.exprs.expr(timeout.value).const),
+            annotations=annots_ir(d.annotations, self.gen.exprs),
             hidden=A.find_annotation(d.annotations, "hidden") is not None,
             has_priority=has_prio,
         )
@@ -298,7 +292,7 @@ class Tables:
             sym.action_call = "{r}[2]()"  # every result's arguments are ()
         self.st.out.line(f"def {py}():")
         with self.st.out.indent():
-            self.blocks.emit_nonlocal()
+            self.gen.blocks.emit_nonlocal()
             key = "(" + ", ".join(key_codes) + ("," if len(key_codes) == 1 else "") + ")"
             if sel_codes:
                 sel = "(" + ", ".join(sel_codes) + ("," if len(sel_codes) == 1 else "") + ")"
@@ -337,18 +331,20 @@ class Tables:
                     raise P4TypeError.at(node.pos, "a table is applied in an action argument")
         self.st.out.line(f"def {py}(*cp):")
         with self.st.out.indent():
-            self.blocks.emit_nonlocal()
+            self.gen.blocks.emit_nonlocal()
             codes = []
             backs: list[tuple[A.Expr, T.P4Type]] = []
             for p, a in zip(dir_params, ar.args, strict=False):
-                pt = self.types.resolve_type(p.type_ref)
+                pt = self.gen.types.resolve_type(p.type_ref)
                 assert a.value is not None
-                v = self.exprs.expr(a.value, pt)
+                v = self.gen.exprs.expr(a.value, pt)
                 if p.direction == "out" and not is_scalar(pt):
-                    codes.append(self.types.zero_code(pt))
+                    codes.append(self.gen.types.zero_code(pt))
                 else:
-                    code = self.exprs.convert(v, pt, a.pos).code
-                    codes.append(self.types.copy_code(code, pt) if p.direction == "inout" else code)
+                    code = self.gen.exprs.convert(v, pt, a.pos).code
+                    codes.append(
+                        self.gen.types.copy_code(code, pt) if p.direction == "inout" else code
+                    )
                 if copies_back(p, pt):
                     backs.append((a.value, pt))
             call = f"{asym.py}({', '.join(codes)}, *cp)"
@@ -357,7 +353,7 @@ class Tables:
             else:
                 self.st.out.line(f"_b = {call}")
                 for i, (e, pt) in enumerate(backs):
-                    self.stmts.assign(e, V(f"_b[{i}]", pt))
+                    self.gen.stmts.assign(e, V(f"_b[{i}]", pt))
         return py
 
     def table_instance_prop(self, d: A.TableDecl, prop: str) -> str | None:
@@ -373,9 +369,11 @@ class Tables:
             # an instance made in place: `implementation = action_selector(...);` is named
             # after the property's @name when it has one, else after the table (as p4c)
             nm = A.find_annotation(p.annotations, "name")
-            name = (nm.string_value() if nm else None) or self.blocks.qualify(d.name, d.annotations)
+            name = (nm.string_value() if nm else None) or self.gen.blocks.qualify(
+                d.name, d.annotations
+            )
             inst = A.Instance(p.pos, f"{d.name}_{prop}", p.value.ref, p.value.args, p.annotations)
-            sym = self.blocks.gen_instance(inst, name.lstrip("."), in_place=True)
+            sym = self.gen.blocks.gen_instance(inst, name.lstrip("."), in_place=True)
             return sym.qualified
         raise P4TypeError.at(p.pos, f"{prop} must name an extern instance")
 
@@ -404,13 +402,13 @@ class Tables:
                 f"table {d.name}: entries give priorities, so the first must give one",
             )
         wins = d.prop("largest_priority_wins")
-        if wins is not None and not self.exprs.expr(wins.value).const:
+        if wins is not None and not self.gen.exprs.expr(wins.value).const:
             return  # smallest wins: priorities count up, with no bound that matters here
         step = d.prop("priority_delta")
-        delta = self.exprs.const_int(step.value) if step is not None else 1
+        delta = self.gen.exprs.const_int(step.value) if step is not None else 1
         prio = 0
         for e in entries:
-            prio = self.exprs.const_int(e.priority) if e.priority is not None else prio - delta
+            prio = self.gen.exprs.const_int(e.priority) if e.priority is not None else prio - delta
             if prio < delta:
                 raise P4TypeError.at(
                     e.pos,
@@ -450,10 +448,10 @@ class Tables:
             raise P4TypeError.at(pos, f"{name} takes {len(cp)} control-plane arguments")
         vals = []
         for p, a in zip(cp, args, strict=True):
-            pt = self.types.resolve_type(p.type_ref)
+            pt = self.gen.types.resolve_type(p.type_ref)
             if a.value is None:
                 raise P4TypeError.at(a.pos, "action arguments here must be constants")
-            v = self.exprs.convert(self.exprs.expr(a.value, pt), pt, a.pos)
+            v = self.gen.exprs.convert(self.gen.exprs.expr(a.value, pt), pt, a.pos)
             if not v.is_const:
                 raise P4TypeError.at(a.pos, "action arguments here must be constants")
             vals.append(int(v.const) & mask(T.width_of(pt)))
@@ -474,7 +472,7 @@ class Tables:
         for item, k, kd in zip(items, keys, key_exprs, strict=True):
             matches.append(self.entry_match(item, k, kd.expr.type, e.pos))
         name, args = self.action_call_value(e.action, d, e.pos, "defaultonly")
-        prio = self.exprs.const_int(e.priority) if e.priority is not None else None
+        prio = self.gen.exprs.const_int(e.priority) if e.priority is not None else None
         ann = A.find_annotation(e.annotations, "priority")
         if prio is None and ann is not None:
             # BMv2's @priority(N): the smallest N wins; our tables let the largest win
@@ -492,13 +490,13 @@ class Tables:
             ty = k0
 
         def val(x: A.Expr) -> int:
-            v = self.exprs.expr(x, ty)
+            v = self.gen.exprs.expr(x, ty)
             vt = T.strip_newtype(v.type)
             if isinstance(vt, T.BoolType):
                 return int(bool(v.const))
             if isinstance(vt, T.EnumType | T.ErrorType) and v.is_const:
                 return int(v.const) & mask(w)
-            v = self.exprs.convert(v, ty, pos)
+            v = self.gen.exprs.convert(v, ty, pos)
             if not v.is_const:
                 raise P4TypeError.at(pos, "entry keys must be constants")
             return int(v.const) & mask(w)

@@ -6,7 +6,6 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ..engine.names import field_py
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
@@ -14,17 +13,11 @@ from .emitter import Emitter
 from .layout import Layout, header_layout
 from .structured import annots_ir
 from .symbols import TypeSym
+from .values import field_py, header_field_ok, mask, wrap_value
 
 if TYPE_CHECKING:
-    from .exprs import Exprs
+    from .parts import Parts
     from .state import GenState
-
-
-def _header_field_ok(t: T.P4Type) -> bool:
-    t = T.strip_newtype(t)
-    if isinstance(t, T.StructLikeType) and t.kind == "struct":
-        return all(_header_field_ok(ft) for ft in t.fields.values())
-    return isinstance(t, T.BitType | T.VarbitType | T.BoolType | T.EnumType)
 
 
 def _leaves(path: str, st: T.StructLikeType) -> list[tuple[str, T.P4Type]]:
@@ -39,40 +32,27 @@ def _leaves(path: str, st: T.StructLikeType) -> list[tuple[str, T.P4Type]]:
     return out
 
 
-def mask(width: int) -> int:
-    return (1 << width) - 1
-
-
-def wrap_value(v: int, t: T.BitType) -> int:
-    v &= mask(t.width)
-    if t.signed and t.width and v >> (t.width - 1):
-        v -= 1 << t.width
-    return v
-
-
 class Types:
     """The types part of the generator: type references -> semantic types, declarations of
     types, and the Python classes headers and structs become (zero values, copies)."""
 
-    __slots__ = ("exprs", "st")
+    __slots__ = ("gen", "st")
 
-    def __init__(self, st: GenState) -> None:
+    def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
-
-    def connect(self, exprs: Exprs) -> None:
-        self.exprs = exprs  # constant widths and sizes
+        self.gen = gen  # the other parts
 
     def resolve_type(self, ref: A.TypeRef) -> T.P4Type:
         if isinstance(ref, A.BitTypeRef):
             if ref.width is None:
                 return T.BitType(1, ref.signed)
-            w = self.exprs.const_int(ref.width)
+            w = self.gen.exprs.const_int(ref.width)
             if w < 0 or (ref.signed and w == 0):
                 raise P4TypeError.at(ref.pos, f"invalid width {w}")
             _check_width(w, ref)
             return T.BitType(w, ref.signed)
         if isinstance(ref, A.VarbitTypeRef):
-            return T.VarbitType(self.exprs.const_int(ref.width))
+            return T.VarbitType(self.gen.exprs.const_int(ref.width))
         if isinstance(ref, A.SimpleTypeRef):
             match ref.kind:
                 case "bool":
@@ -93,7 +73,7 @@ class Types:
             elem = self.resolve_type(ref.element)
             if not isinstance(elem, T.StructLikeType) or elem.kind == "struct":
                 raise P4TypeError.at(ref.pos, f"stack element {elem} must be a header")
-            return T.StackType(elem, self.exprs.const_int(ref.size))
+            return T.StackType(elem, self.gen.exprs.const_int(ref.size))
         if isinstance(ref, A.TupleTypeRef):
             return T.TupleType(tuple(self.resolve_type(a) for a in ref.args))
         if isinstance(ref, A.NamedTypeRef):
@@ -118,7 +98,7 @@ class Types:
         self.st.scope.define(d.name, TypeSym(st))
         for f in d.fields:
             ft = self.resolve_type(f.type_ref)
-            if d.kind == "header" and not _header_field_ok(ft):
+            if d.kind == "header" and not header_field_ok(ft):
                 raise P4TypeError.at(f.pos, f"header field {f.name} cannot have type {ft}")
             if d.kind == "header_union" and not (isinstance(ft, T.StructLikeType) and ft.is_header):
                 raise P4TypeError.at(f.pos, "header_union fields must be headers")
@@ -258,7 +238,7 @@ class Types:
                 out.line("return c")
             if (st.is_header and "_vw" not in slots) or (
                 st.kind == "struct"
-                and _header_field_ok(st)
+                and header_field_ok(st)
                 and not any(
                     isinstance(T.strip_newtype(t), T.VarbitType) for _, t in _leaves("", st)
                 )
@@ -466,14 +446,14 @@ class Types:
                 raise P4TypeError.at(d.pos, "serializable enums need a bit<W> or int<W> type")
             values = {}
             for m, e in zip(d.members, d.values, strict=True):
-                values[m] = wrap_value(self.exprs.const_int(e), ut)
+                values[m] = wrap_value(self.gen.exprs.const_int(e), ut)
             et = T.EnumType(d.name, d.members, ut, values)
         self.st.scope.define(d.name, TypeSym(et))
 
     def declare_typedef(self, d: A.TypedefDecl) -> None:
         base = self.resolve_type(d.type_ref)
         if d.newtype:
-            annots = annots_ir(d.annotations, self.exprs)
+            annots = annots_ir(d.annotations, self.gen.exprs)
             self.st.scope.define(d.name, TypeSym(T.NewType(d.name, base, annots)))
         else:
             self.st.scope.define(d.name, TypeSym(base))
