@@ -1,15 +1,20 @@
 """`sprayfabric doctor --html`: one self-contained page; the faulty link is the one drawn
 as suspect, the probe matrix has a cell per host pair, the suspects table one row per
-suspect. A headless Chromium check runs when playwright and its Chromium are installed."""
+suspect. Headless Chromium renders the page: through playwright when it and its browser are
+installed, else the system's `chromium` (Debian's package, which CI installs) takes a
+screenshot whose pixels are checked."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from controller.topology import load_topology
 from fabricsim.doctor import diagnose
@@ -100,7 +105,9 @@ def test_cli_refuses_a_run_without_topology(
 
 def test_page_in_headless_chromium(run: dict[str, Any], tmp_path: Path) -> None:
     sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+        "playwright.sync_api",
+        reason="playwright is not installed (pip install playwright); "
+        "test_page_in_system_chromium renders with the system's browser",
     )
     page_file = tmp_path / "report.html"
     page_file.write_text(render_html(run, diagnose(run)))
@@ -120,3 +127,48 @@ def test_page_in_headless_chromium(run: dict[str, Any], tmp_path: Path) -> None:
     assert not errors
     assert box is not None and box["width"] > 100 and box["height"] > 100
     assert n == len(run["topology"]["links"]) and cells > 0
+
+
+def _system_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
+    """The page as a browser draws it: the screenshot holds the fabric's links (grey), the
+    suspect link in the doctor's red, and text; a page that fails to render is blank."""
+    browser = _system_chromium()
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(run, diagnose(run)))
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",  # CI runs as root
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1200,900",
+            f"--screenshot={shot}",
+            page_file.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    with Image.open(shot) as img:
+        assert img.size == (1200, 900)
+        raw = img.convert("RGB").tobytes()
+    pixels = list(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+    red = sum(1 for r, g, b in pixels if r > 180 and g < 120 and b < 120)
+    grey = sum(1 for r, g, b in pixels if 170 < r < 230 and abs(r - g) < 8 and abs(g - b) < 8)
+    dark = sum(1 for r, g, b in pixels if r < 80 and g < 80 and b < 80)
+    assert red > 300, red  # the suspect link leaf2-spine1, drawn thick
+    assert grey > 2_000, grey  # the other links and the matrix's borders
+    assert dark > 2_000, dark  # the headings and the verdict
