@@ -2,7 +2,9 @@
 
 P4Info carries names, ids and widths but not `const` values or macros, so the CPU port,
 clone sessions, drop reasons and group limits are parsed out of `p4src/include/define.p4`
-and `size.p4` (the one place they are written), never retyped here.
+and `size.p4` (the one place they are written), never retyped here. The TNA build
+(`p4src/tna`) numbers its mirror sessions differently (`tna/include/cnp.p4`,
+`adaptive.p4`): `target="tofino"` or `"tofino2"` reads those too.
 """
 
 from __future__ import annotations
@@ -13,12 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = ["DEFAULT_P4SRC", "FabricConstants", "p4_constants"]
+__all__ = ["DEFAULT_P4SRC", "TARGETS", "FabricConstants", "p4_constants"]
 
 DEFAULT_P4SRC = Path(__file__).resolve().parents[2] / "p4src"
 
 _CONST = re.compile(r"const\s+\w+(?:<\d+>)?\s+(\w+)\s*=\s*(\w+)\s*;")
 _CONST_TYPED = re.compile(r"const\s+drop_reason_t\s+DROP_(\w+)\s*=\s*(\w+)\s*;")
+TARGETS = ("v1model", "tofino", "tofino2")
+# Tofino 1 cannot cut a CNP in egress: its mirror session keeps an IPv6 CNP's 74 bytes
+# (tna/include/cnp.p4); Tofino 2 cuts the copy itself
+TOFINO1_CNP_TRUNCATE = 74
+# a depth report recirculates: its 10 bytes in front of the mirrored packet, cut to the
+# minimum frame (ingress on the recirculation port reads the report and drops the rest)
+DEPTH_REPORT_TRUNCATE = 64
 _DEFINE = re.compile(r"^\s*#define\s+(\w+)\s+(\d+|0x[0-9a-fA-F]+)\b", re.MULTILINE)
 
 
@@ -47,20 +56,40 @@ class FabricConstants:
     max_groups_stateful: int  # groups with ids below this keep flowlet/RR/adaptive state
     drop_reasons: Mapping[str, int]  # "NO_ROUTE" -> 2 ...
     values: Mapping[str, int]  # every constant, by its P4 name
+    target: str = "v1model"  # or "tofino", "tofino2": the pipeline's mirror sessions
+    depth_report_port: int | None = None  # TNA: the recirculation port depth reports use
 
     @classmethod
-    def load(cls, p4src: Path = DEFAULT_P4SRC, cpu_port: int | None = None) -> FabricConstants:
-        """From `p4src/include/define.p4` and `size.p4`; `cpu_port` overrides the default
-        (a build with `-DCPU_PORT=N`)."""
+    def load(
+        cls,
+        p4src: Path = DEFAULT_P4SRC,
+        cpu_port: int | None = None,
+        target: str = "v1model",
+        depth_report_port: int | None = None,
+    ) -> FabricConstants:
+        """From `p4src/include/define.p4` and `size.p4` (and, for a TNA target,
+        `p4src/tna/include/cnp.p4` and `adaptive.p4`); `cpu_port` and `depth_report_port`
+        override the defaults (a build with `-DCPU_PORT=N`, `-DDEPTH_REPORT_PORT=N`)."""
+        if target not in TARGETS:
+            raise ValueError(f"target {target!r}: one of {', '.join(TARGETS)}")
         inc = p4src / "include"
-        v = p4_constants(inc / "define.p4", inc / "size.p4")
+        files = [inc / "define.p4", inc / "size.p4"]
+        if target != "v1model":
+            files += [p4src / "tna" / "include" / f for f in ("cnp.p4", "adaptive.p4")]
+        v = p4_constants(*files)
         missing = [
             n
             for n in ("CPU_PORT", "INT_REPORT_SESSION", "CNP_SESSION_BASE", "LB_MAX_GROUPS")
             if n not in v
         ]
+        if target != "v1model":
+            missing += [
+                n
+                for n in ("CNP_SESSION_BASE_TNA", "DEPTH_REPORT_SESSION", "DEPTH_REPORT_PORT")
+                if n not in v
+            ]
         if missing:
-            raise ValueError(f"{inc}: constants {', '.join(missing)} not found")
+            raise ValueError(f"{p4src}: constants {', '.join(missing)} not found")
         reasons = _CONST_TYPED.findall((inc / "define.p4").read_text())
         drops = {n: int(x, 0) for n, x in reasons}
         return cls(
@@ -70,6 +99,14 @@ class FabricConstants:
             max_groups_stateful=v["LB_MAX_GROUPS"],
             drop_reasons=MappingProxyType(drops),
             values=MappingProxyType(v),
+            target=target,
+            depth_report_port=(
+                None
+                if target == "v1model"
+                else v["DEPTH_REPORT_PORT"]
+                if depth_report_port is None
+                else depth_report_port
+            ),
         )
 
     def __getitem__(self, name: str) -> int:
@@ -77,5 +114,17 @@ class FabricConstants:
         return self.values[name]
 
     def cnp_session(self, port: int) -> int:
-        """The clone session that sends CNPs back out of `port`."""
+        """The clone (mirror) session that sends CNPs back out of `port`: v1model's
+        CNP_SESSION_BASE + port; Tofino 1's CNP_SESSION_BASE_TNA + port (10-bit ids);
+        Tofino 2's 128 + the port's low 7 bits (8-bit ids: ports with the same low bits in
+        different pipes share one)."""
+        if self.target == "tofino":
+            return self.values["CNP_SESSION_BASE_TNA"] + port
+        if self.target == "tofino2":
+            return 128 | (port & 0x7F)
         return self.cnp_session_base + port
+
+    @property
+    def cnp_truncate_bytes(self) -> int:
+        """What a CNP session keeps of the copy (0: all of it)."""
+        return TOFINO1_CNP_TRUNCATE if self.target == "tofino" else 0

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from ..codec import table_entry
 from ..entities import Action, CloneSession, Entity, Exact, Lpm, Replica, TableEntry, Ternary
 from ..p4info import P4InfoError, P4Schema
-from .constants import FabricConstants
+from .constants import DEPTH_REPORT_TRUNCATE, FabricConstants
 from .intent import NextHop, RouteGroup, SwitchIntent
 from .policy import Cnp, EcnRed, EcnStep, GroupMode, IntCollector, IntWatch, Policy, Trim
 from .wcmp import slots
@@ -308,8 +308,25 @@ class FabricEncoder:
         )
 
     def cnp_session(self, port: int) -> CloneSession:
-        """Clone session CNP_SESSION_BASE + port: CNPs for senders behind `port`."""
-        return CloneSession(self.c.cnp_session(port), (Replica(port),))
+        """The clone session of CNPs for senders behind `port` (CNP_SESSION_BASE + port on
+        v1model; the TNA numbering and truncation: FabricConstants.cnp_session)."""
+        return CloneSession(
+            self.c.cnp_session(port),
+            (Replica(port),),
+            packet_length_bytes=self.c.cnp_truncate_bytes,
+        )
+
+    def depth_report_session(self) -> CloneSession:
+        """TNA only: the mirror session (DEPTH_REPORT_SESSION) that sends egress's queue-depth
+        reports to the recirculation port ingress reads them on, cut short."""
+        port = self.c.depth_report_port
+        if port is None:
+            raise ValueError("depth reports exist on the TNA pipeline only (target tofino/2)")
+        return CloneSession(
+            self.c["DEPTH_REPORT_SESSION"],
+            (Replica(port),),
+            packet_length_bytes=DEPTH_REPORT_TRUNCATE,
+        )
 
     # ------------------------------------------------------------------ INT
     def int_watch(self, w: IntWatch, max_hops: int, instructions: int) -> TableEntry:
@@ -420,6 +437,11 @@ class FabricEncoder:
         for g in intent.groups:
             out += [self.route(p, g.group_id) for p in g.prefixes]
         ports = [p.port for p in intent.ports]
+        if self.c.depth_report_port is not None and (
+            policy.trim is not None
+            or any(policy.group_mode(g.group_id).mode == "adaptive" for g in intent.groups)
+        ):  # TNA: adaptive groups and trimming learn queue depths from mirrored reports
+            out.append(self.depth_report_session())
         if policy.ecn is not None:
             out += [self.ecn(p, policy.ecn) for p in ports]
         if policy.trim is not None:

@@ -1,0 +1,63 @@
+"""The mirror sessions of the TNA build (p4src/tna), numbered as its P4 source numbers
+them: the encoder writes the same table entries for v1model and TNA, but CNP sessions,
+their truncation and the depth-report session differ by target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller import CloneSession, P4Schema
+from controller.entities import Replica
+from controller.fabric import Pipeline
+from controller.lb import FabricConstants, FabricEncoder, Policy
+from controller.lb.from_topology import switch_intent
+from controller.lb.policy import Cnp, GroupMode
+from controller.routing import compute_routes
+from controller.topology import load_topology
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cnp_sessions_per_target() -> None:
+    v1 = FabricConstants.load()
+    t1 = FabricConstants.load(target="tofino")
+    t2 = FabricConstants.load(target="tofino2")
+    assert v1.cnp_session(5) == v1["CNP_SESSION_BASE"] + 5 and v1.cnp_truncate_bytes == 0
+    assert t1.cnp_session(5) == t1["CNP_SESSION_BASE_TNA"] + 5 and t1.cnp_truncate_bytes == 74
+    # Tofino 2: 8-bit ids, the port's pipe-local low 7 bits
+    assert t2.cnp_session(2) == t2.cnp_session(130) == 130 and t2.cnp_truncate_bytes == 0
+    t1_ids = [t1.cnp_session(p) for p in range(512)]
+    assert len(set(t1_ids)) == 512 and max(t1_ids) < 1 << 10  # MirrorId_t: 10 bits
+    assert min(t1_ids) > t1["DEPTH_REPORT_SESSION"]
+    assert all(128 <= t2.cnp_session(p) < 1 << 8 for p in range(512))
+    assert v1.depth_report_port is None
+    assert t1.depth_report_port == t1["DEPTH_REPORT_PORT"] == 68
+    assert FabricConstants.load(target="tofino", depth_report_port=196).depth_report_port == 196
+    with pytest.raises(ValueError, match="one of v1model, tofino, tofino2"):
+        FabricConstants.load(target="tofino3")
+
+
+def _sessions(pipeline: Pipeline, target: str, policy: Policy) -> list[CloneSession]:
+    topo = load_topology(ROOT / "topologies" / "leaf-spine-2x2.yaml")
+    routes = compute_routes(topo)
+    enc = FabricEncoder(P4Schema(pipeline.p4info), FabricConstants.load(target=target))
+    intent = switch_intent(topo, routes.switch_routes("leaf1"))
+    ents = enc.switch_entities(intent, policy)
+    return [e for e in ents if isinstance(e, CloneSession)]
+
+
+def test_encoder_writes_each_targets_sessions(pipeline: Pipeline) -> None:
+    cnp = Policy(cnp=Cnp(queue_threshold=40, interval_us=50, dscp=48))
+    v1 = _sessions(pipeline, "v1model", cnp.with_mode(GroupMode("adaptive")))
+    t1 = _sessions(pipeline, "tofino", cnp.with_mode(GroupMode("adaptive")))
+    t2 = _sessions(pipeline, "tofino2", cnp)
+    ports = sorted(s.replicas[0].port for s in v1)
+    assert [s.session_id for s in v1] == [1024 + p for p in ports]
+    assert all(s.packet_length_bytes == 0 for s in v1)
+    # adaptive groups on TNA learn depths from reports mirrored to the recirculation port
+    assert t1[0] == CloneSession(2, (Replica(68),), packet_length_bytes=64)
+    assert [(s.session_id, s.packet_length_bytes) for s in t1[1:]] == [(512 + p, 74) for p in ports]
+    # ECMP without trimming reads no depths: no report session
+    assert [s.session_id for s in t2] == [128 | (p & 0x7F) for p in ports]
