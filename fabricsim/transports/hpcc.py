@@ -28,7 +28,12 @@ previous ACK's records, a hop skipped only if dt is 0); a rate is then measured 
 interval, off by at most 1 us / interval, and U folds in once per interval rather than
 per ACK. fabricsim sets the interval to the base RTT: U (and so W's multiplicative
 step) follows the hops about one RTT late, with the rate term within 1 us / T of the
-truth.
+truth. Such a measurement is itself the once-per-RTT point: Wc is updated at each one
+whose records are at least T (hop time) after those of the last update. The paper's rule
+(the ACK of a packet sent after the last update) would skip every other one as soon as
+a queue makes the RTT longer than T (the packet measured next left about T after the
+last measured one, which is less than an RTT), halving how fast W compounds its cuts
+exactly while a queue is there to drain.
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ class Hpcc(Unreactive):
         self.last: list[IntHop] = []  # the reference records, one per hop
         self.sent = 0
         self.last_update_ns = -math.inf  # when Wc was last updated
+        self.last_update_ts = -math.inf  # the first hop's timestamp at that update
         self.acks = 0
 
     def window(self) -> float:
@@ -95,13 +101,18 @@ class Hpcc(Unreactive):
             u = self.measure(hops)
             if u is None:
                 return  # no hop's record is far enough from its reference yet
-            # once per RTT: the ACK of a packet sent after the last update (its send time
-            # from the RTT sample; without one, a base RTT ago)
-            sent_at = now - (rtt_ns if rtt_ns is not None else self.T)
-            update = sent_at > self.last_update_ns
+            if self.min_dt > 0:
+                # sampled: once per T of the hops' time (module docstring)
+                update = hops[0].ts_ns - self.last_update_ts >= self.T
+            else:
+                # once per RTT: the ACK of a packet sent after the last update (its send
+                # time from the RTT sample; without one, a base RTT ago)
+                sent_at = now - (rtt_ns if rtt_ns is not None else self.T)
+                update = sent_at > self.last_update_ns
             self.W = self.compute_window(u, update)
             if update:
                 self.last_update_ns = now
+                self.last_update_ts = hops[0].ts_ns
         else:
             self.last = list(hops)  # the first records (or the path changed)
 
