@@ -39,7 +39,9 @@ def _pct(values: list[float], p: float) -> float:
 
 def measure(r: dict[str, Any], net: Network, cfg: SimConfig) -> dict[str, float]:
     """Slowdown per flow: FCT over (size at line rate + the unloaded path latency);
-    p50/p99 per size bucket, over completed flows."""
+    p50/p99 per size bucket, over completed flows. And the queues a flow arriving meets:
+    the fabric's deepest queue (packets), sampled every microsecond until the last flow
+    starts (not after: a straggler's tail would add idle samples), p50 and p99."""
     base = _unloaded_ns(net.topo)
     line = cfg.nic.line_rate_bps
     by: dict[str, list[float]] = {name: [] for name, _ in BUCKETS}
@@ -57,7 +59,28 @@ def measure(r: dict[str, Any], net: Network, cfg: SimConfig) -> dict[str, float]
     for name, vals in by.items():
         out[f"{name}_p50"] = _pct(vals, 50)
         out[f"{name}_p99"] = _pct(vals, 99)
+    last_us = _last_start_ns(net, cfg) / 1000
+    deepest = [m for t, m, _total in r["series"]["queue"] if t <= last_us]
+    out["queue_max_p50"] = _pct(deepest, 50)
+    out["queue_max_p99"] = _pct(deepest, 99)
     return out
+
+
+def _last_start_ns(net: Network, cfg: SimConfig) -> int:
+    """When the run's last flow starts (its Poisson workload drawn again, as run.py does)."""
+    from ..workloads import make_workload
+
+    hosts = [h.name for h in net.topo.hosts]
+    flows = make_workload(
+        cfg.workload,
+        hosts,
+        cfg.flow_bytes,
+        cfg.seed,
+        load=cfg.load,
+        mix=cfg.size_mix,
+        rate_bps=cfg.nic.line_rate_bps,
+    )
+    return max((f.start_ns for f in flows), default=0)
 
 
 SCENARIO = Scenario(
@@ -80,7 +103,8 @@ SCENARIO = Scenario(
     "40 kB); variants without a suffix are web search, '/hadoop' the Hadoop mix",
     compared="dcqcn, hpcc, dctcp (ECMP)",
     metric="slowdown = FCT / (size at line rate + unloaded path latency); p50 and p99 per "
-    "size bucket (<10 kB, <100 kB, larger)",
+    "size bucket (<10 kB, <100 kB, larger); queue_max_p50/p99: the fabric's deepest queue "
+    "(packets) every microsecond while flows arrive",
     variants=variants,
     measure=measure,
     headline="small<10KB_p99",
