@@ -19,6 +19,11 @@ RTT sample: counting packets instead would stall behind retransmissions); other 
 compute W from the same Wc. The rate is W/T. Defaults as the paper: eta = 0.95,
 maxStage = 5, W_init = B·T, W_AI = W_init·(1-eta)/N with N = `expected_flows`.
 
+ACKs. They carry the records, 20 bytes per hop, and travel in the header class (the trim
+DSCP: high priority, never cut), as HPCC's evaluation gives ACKs the highest priority;
+in the data class an ACK of a three-hop path would be cut by a trimming switch (it is
+past fabric.p4's small-packet bound) and its sender left to time out.
+
 Coarse timestamps. fabric.p4's egress timestamps are v1model's microsecond clock (times
 1000), and at 100 Gb/s a microsecond is eight full packets: consecutive records of a hop
 mostly carry the same timestamp (dt = 0), and a rate over a 1 us difference can be off by
@@ -59,6 +64,10 @@ class HpccParams:
 class Hpcc(Unreactive):
     name = "hpcc"
     reads_int = True  # fabricsim echoes INT to it (fabricsim.int_echo)
+    # ACKs at high priority, as the paper's simulations send them: an ACK echoing three
+    # hops (68 bytes after its BTH) is no longer small enough for fabric.p4's trim to
+    # pass it uncut, and a trimmed ACK loses its AETH (a timeout at the sender)
+    control_in_header_class = True
 
     def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
         self.p = p = params or HpccParams()
