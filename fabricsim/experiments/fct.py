@@ -130,7 +130,9 @@ SCENARIO = Scenario(
     workload="200 flows between random host pairs, Poisson arrivals at 30%, 50% and 70% of "
     "the hosts' line rate (--quick: 50%), sizes from the published web-search CDF scaled to "
     "a 60 kB mean (--quick 20 kB) and the Facebook Hadoop CDF at its 120 kB mean (--quick "
-    "40 kB); variants without a suffix are web search, '/hadoop' the Hadoop mix",
+    "40 kB); variants without a suffix are web search, '/hadoop' the Hadoop mix, "
+    "'/lossless' web search on the paper's lossless fabric (PFC, no trimming, DCQCN marking "
+    "at 150 kB, receiver CNPs only) with 600 flows a run (--quick 200)",
     compared="dcqcn, hpcc, dctcp (ECMP)",
     metric="slowdown = FCT / (size at line rate + unloaded path latency); p50 and p99 per "
     "size bucket (<10 kB, <100 kB, larger); queue_max_p50/p99: the fabric's deepest queue "
@@ -140,5 +142,8 @@ SCENARIO = Scenario(
     headline="small<10KB_p99",
     differences="16 hosts (the paper: a 320-host FatTree); the web-search sizes scaled down "
     "(mean 60 kB instead of 1.7 MB) to fit the simulator's speed, so its buckets hold "
-    "smaller flows than the paper's; 200 flows a run, so p99s rest on a few flows",
+    "smaller flows than the paper's; 200 flows a run, so p99s rest on a few flows; most "
+    "bytes are in flows' first two bandwidth-delay products, sent before any transport "
+    "hears from the fabric; fabric.p4 marks a step, not the paper's RED ramp, and the "
+    "trimming fabric's DCQCN marks at 20 packets (the paper: 400 kB at 100 Gb/s)",
 )
