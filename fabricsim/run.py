@@ -59,6 +59,7 @@ class SimConfig:
     pmtu: int = PAYLOAD  # payload bytes per data packet (RoCE path MTU; 4096 is RoCE's largest)
     load: float = 0.5  # poisson workload
     size_mix: str = "websearch"  # poisson workload: fabricsim.workloads.SIZE_MIXES
+    poisson_flows: int = 200  # poisson workload: flows in the run
     fan_in: int | None = None  # incast senders (None: every host on other leaves)
     nic: NicParams = field(default_factory=NicParams)
     net: NetParams = field(default_factory=NetParams)
@@ -102,6 +103,8 @@ class SimConfig:
             raise ValueError(f"pmtu {self.pmtu}: payload bytes per packet, 64 to 9000")
         if self.flow_bytes < 1:
             raise ValueError(f"flow_bytes {self.flow_bytes}: a flow carries at least one byte")
+        if self.poisson_flows < 1:
+            raise ValueError(f"poisson_flows {self.poisson_flows}: at least one flow")
         if not 0 < self.load <= 1:
             raise ValueError(f"load {self.load:g}: a fraction of the line rate, above 0, at most 1")
         if self.fan_in is not None and self.fan_in < 1:
@@ -248,6 +251,7 @@ def simulate(
         cfg.seed,
         load=cfg.load,
         mix=cfg.size_mix,
+        flows=cfg.poisson_flows,
         fan_in=cfg.fan_in,
         leaf_of=leaf_of,
         rate_bps=cfg.nic.line_rate_bps,

@@ -14,7 +14,10 @@ packets are paced at the current rate.
 
 Defaults: NVIDIA ConnectX's published DCQCN defaults (alpha gain 5/1024 every 1 us,
 rate timer 300 us, byte counter 32767 bytes, F = 1, increase steps 5 and 50 Mb/s, a cut
-at most halving the rate, CNPs at most every 4 us per flow at the notification point).
+at most halving the rate, CNPs at most every 4 us per flow at the notification point, at
+most one cut every 4 us at the reaction point: ConnectX's `rate_reduce_monitor_period`;
+CNPs inside that period are folded into one cut at its end, so a flow that hears CNPs
+from both the switch and the receiver is not cut twice as often).
 `DcqcnParams.paper()` gives the paper's (g = 1/256 every 55 us, timer 55 us, byte
 counter 10 MB, F = 5, 40 Mb/s additive steps). Every value is a field of `DcqcnParams`.
 """
@@ -41,6 +44,7 @@ class DcqcnParams:
     min_rate_bps: float = 1e6
     min_decrease: float = 0.5  # a cut leaves at least this fraction of the rate
     np_interval_ns: int = 4_000  # the notification point's CNP pacing per flow
+    reduce_interval_ns: int = 4_000  # the reaction point's minimum time between two cuts
 
     @classmethod
     def paper(cls) -> DcqcnParams:
@@ -55,6 +59,7 @@ class DcqcnParams:
             hai_bps=400e6,  # the paper gives no figure for the hyper step: 10x AI
             min_decrease=0.0,
             np_interval_ns=50_000,
+            reduce_interval_ns=0,  # the paper cuts on every CNP (its CNPs are 50 us apart)
         )
 
 
@@ -73,6 +78,8 @@ class Dcqcn(Unreactive):
         self.bytes = 0  # sent since the last byte-counter event
         self.timer_at: int | None = None  # next rate-increase timer event (None: at line rate)
         self.alpha_at: int | None = None  # next alpha decay
+        self.cut_at: int | None = None  # last cut (None: none yet)
+        self.cut_pending = False  # a CNP heard inside the reduce interval
         self.cnps = 0
 
     # ------------------------------------------------------------ the protocol
@@ -96,7 +103,16 @@ class Dcqcn(Unreactive):
     def on_cnp(self, now: int) -> None:
         self._advance(now)
         self.cnps += 1
+        last = self.cut_at
+        if last is not None and now - last < self.p.reduce_interval_ns:
+            self.cut_pending = True  # one cut at the end of the interval (`_advance`)
+            return
+        self._cut(now)
+
+    def _cut(self, now: int) -> None:
         p = self.p
+        self.cut_at = now
+        self.cut_pending = False
         self.target = self.rate
         cut = max(p.min_decrease, 1 - self.alpha / 2)
         self.rate = max(p.min_rate_bps, self.rate * cut)
@@ -107,8 +123,15 @@ class Dcqcn(Unreactive):
 
     # ------------------------------------------------------------ timers
     def _advance(self, now: int) -> None:
-        """Fire the timer and alpha events due by `now`, in time order."""
+        """Fire the timer and alpha events due by `now`, in time order; a cut held back by
+        the reduce interval is made when the interval ends."""
         p = self.p
+        if self.cut_pending and self.cut_at is not None:
+            at = self.cut_at + p.reduce_interval_ns
+            if at <= now:
+                self.cut_pending = False
+                self._advance(at)  # the events before the cut, then the cut at its time
+                self._cut(at)
         ta = self.alpha_at
         if ta is not None and ta <= now:  # alpha decays in closed form: k periods at once
             k = (now - ta) // p.alpha_timer_ns + 1

@@ -19,6 +19,11 @@ RTT sample: counting packets instead would stall behind retransmissions); other 
 compute W from the same Wc. The rate is W/T. Defaults as the paper: eta = 0.95,
 maxStage = 5, W_init = B·T, W_AI = W_init·(1-eta)/N with N = `expected_flows`.
 
+ACKs. They carry the records, 20 bytes per hop, and travel in the header class (the trim
+DSCP: high priority, never cut), as HPCC's evaluation gives ACKs the highest priority;
+in the data class an ACK of a three-hop path would be cut by a trimming switch (it is
+past fabric.p4's small-packet bound) and its sender left to time out.
+
 Coarse timestamps. fabric.p4's egress timestamps are v1model's microsecond clock (times
 1000), and at 100 Gb/s a microsecond is eight full packets: consecutive records of a hop
 mostly carry the same timestamp (dt = 0), and a rate over a 1 us difference can be off by
@@ -28,7 +33,12 @@ previous ACK's records, a hop skipped only if dt is 0); a rate is then measured 
 interval, off by at most 1 us / interval, and U folds in once per interval rather than
 per ACK. fabricsim sets the interval to the base RTT: U (and so W's multiplicative
 step) follows the hops about one RTT late, with the rate term within 1 us / T of the
-truth.
+truth. Such a measurement is itself the once-per-RTT point: Wc is updated at each one
+whose records are at least T (hop time) after those of the last update. The paper's rule
+(the ACK of a packet sent after the last update) would skip every other one as soon as
+a queue makes the RTT longer than T (the packet measured next left about T after the
+last measured one, which is less than an RTT), halving how fast W compounds its cuts
+exactly while a queue is there to drain.
 """
 
 from __future__ import annotations
@@ -54,6 +64,10 @@ class HpccParams:
 class Hpcc(Unreactive):
     name = "hpcc"
     reads_int = True  # fabricsim echoes INT to it (fabricsim.int_echo)
+    # ACKs at high priority, as the paper's simulations send them: an ACK echoing three
+    # hops (68 bytes after its BTH) is no longer small enough for fabric.p4's trim to
+    # pass it uncut, and a trimmed ACK loses its AETH (a timeout at the sender)
+    control_in_header_class = True
 
     def __init__(self, path: PathInfo, params: HpccParams | None = None) -> None:
         self.p = p = params or HpccParams()
@@ -74,6 +88,7 @@ class Hpcc(Unreactive):
         self.last: list[IntHop] = []  # the reference records, one per hop
         self.sent = 0
         self.last_update_ns = -math.inf  # when Wc was last updated
+        self.last_update_ts = -math.inf  # the first hop's timestamp at that update
         self.acks = 0
 
     def window(self) -> float:
@@ -95,13 +110,18 @@ class Hpcc(Unreactive):
             u = self.measure(hops)
             if u is None:
                 return  # no hop's record is far enough from its reference yet
-            # once per RTT: the ACK of a packet sent after the last update (its send time
-            # from the RTT sample; without one, a base RTT ago)
-            sent_at = now - (rtt_ns if rtt_ns is not None else self.T)
-            update = sent_at > self.last_update_ns
+            if self.min_dt > 0:
+                # sampled: once per T of the hops' time (module docstring)
+                update = hops[0].ts_ns - self.last_update_ts >= self.T
+            else:
+                # once per RTT: the ACK of a packet sent after the last update (its send
+                # time from the RTT sample; without one, a base RTT ago)
+                sent_at = now - (rtt_ns if rtt_ns is not None else self.T)
+                update = sent_at > self.last_update_ns
             self.W = self.compute_window(u, update)
             if update:
                 self.last_update_ns = now
+                self.last_update_ts = hops[0].ts_ns
         else:
             self.last = list(hops)  # the first records (or the path changed)
 

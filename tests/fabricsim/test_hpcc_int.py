@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from fabricsim.frames import ACK_LEN, ip_checksum
 from fabricsim.int_echo import HOP_BYTES, decode_hops, encode_hops
 from fabricsim.network import NetParams, Network
 from fabricsim.run import SimConfig, simulate
-from fabricsim.transports import IntHop, reads_int
+from fabricsim.transports import IntHop, PathInfo, make_transport, reads_int
 from fabricsim.transports.hpcc import Hpcc
 from softswitch.codegen.program import CompiledProgram
 
@@ -120,3 +121,32 @@ def test_ack_carries_the_echo_with_lengths_and_checksum_fixed() -> None:
 def test_only_hpcc_reads_int() -> None:
     assert reads_int("hpcc")
     assert not any(reads_int(t) for t in ("dcqcn", "dctcp", "ndp", "none", "tcp"))
+
+
+def test_hpcc_acks_travel_in_the_header_class_and_are_never_cut(
+    program: CompiledProgram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ACK echoing three hops is past fabric.p4's small-packet bound: in the data class
+    a trimming switch cuts it (its AETH lost). HPCC's ACKs carry the trim DSCP, so the
+    same Poisson run, whose ACKs share queues above the trim threshold with data, loses
+    none; in the data class it loses dozens."""
+    assert make_transport("hpcc", PathInfo(100e9, 10_000, 1_500)).control_in_header_class
+    topo = leaf_spine(2, 2, 4)
+    cfg = SimConfig(
+        workload="poisson",
+        transport="hpcc",
+        flow_bytes=60_000,
+        poisson_flows=40,
+        load=0.7,
+        trim_threshold=8,
+    )
+
+    def acks_lost() -> int:
+        nets: list[Any] = []
+        r = simulate(topo, cfg, program=program, on_network=nets.append)
+        assert r["flows_completed"] == 40
+        return sum(h.acks_lost for h in nets[0].hosts.values())
+
+    assert acks_lost() == 0
+    monkeypatch.setattr(Hpcc, "control_in_header_class", False)
+    assert acks_lost() > 10

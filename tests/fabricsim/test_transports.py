@@ -60,6 +60,36 @@ def test_dcqcn_byte_counter_drives_increase() -> None:
     assert cc.rate_bps(1_000) == pytest.approx(75e9)
 
 
+def test_dcqcn_cuts_at_most_once_per_reduce_interval() -> None:
+    """ConnectX's rate_reduce_monitor_period: a second CNP 1 us after a cut is held and
+    made into one cut when the 4 us interval ends; a third inside the same interval adds
+    nothing."""
+    p = DcqcnParams(g=0.5)
+    cc = Dcqcn(PATH, p)
+    cc.on_cnp(0)  # alpha 1: halve to 50 Gb/s, alpha -> 0.5 + 0.5 = 1
+    assert cc.rate_bps(0) == pytest.approx(50e9)
+    cc.on_cnp(1_000)
+    cc.on_cnp(2_000)
+    # alpha decays every 1 us: at 1 us (to 0.5) and 2 us (0.25); the rate holds meanwhile
+    assert cc.rate_bps(3_999) == pytest.approx(50e9)
+    assert cc.cnps == 3
+    # at 4 us: two more decays (3 us, 4 us) are due first, alpha 1/16; then the cut
+    rate = cc.rate_bps(4_000)
+    assert rate == pytest.approx(50e9 * (1 - (1 / 16) / 2))
+    assert cc.target == pytest.approx(50e9)
+    assert cc.alpha == pytest.approx(0.5 / 16 + 0.5)
+    assert cc.cut_at == 4_000 and not cc.cut_pending
+    # no CNP since: nothing more is cut
+    assert cc.rate_bps(9_000) == pytest.approx(rate)
+
+
+def test_dcqcn_paper_parameters_cut_on_every_cnp() -> None:
+    cc = Dcqcn(PATH, DcqcnParams.paper())
+    cc.on_cnp(0)
+    cc.on_cnp(1_000)
+    assert cc.cnps == 2 and cc.rate_bps(1_000) < 50e9
+
+
 def test_dctcp_window_after_a_marked_and_a_clean_window() -> None:
     cc = Dctcp(PATH, DctcpParams(init_window=10))
     for i in range(10):
@@ -145,6 +175,33 @@ def test_hpcc_coarse_timestamps_wait_for_every_hop() -> None:
     assert cc.U == 1.0 and cc.last[0].ts_ns == 1_000
     cc.on_ack(2, 1, False, None, [idle(6_000), busy(5_000, 62_500)])  # line rate
     assert pytest.approx(1.0) == cc.U and cc.last[1].ts_ns == 5_000
+
+
+def test_hpcc_sampled_measurements_update_the_reference_window_each_time() -> None:
+    """With records compared a base RTT apart (min_interval_ns = T), each measurement is
+    the once-per-RTT update of Wc, also when a queue makes the RTT samples longer than T
+    (the paper's send-time rule would skip the second one: that packet left 10 us after
+    the first measured one, 3 us less than an RTT)."""
+    p = HpccParams(min_interval_ns=10_000)
+    cc = Hpcc(PATH, p)
+    w_init = 125_000.0
+    w_ai = w_init * 0.05 / 16
+    qlen = 25  # packets: a queue term of 25,000 B / B·T = 0.2
+    u = 0.2 + 1.0  # and the hop at line rate
+    rec = lambda ts: [IntHop(qlen, ts * 100 // 8, ts, 100e9)]  # noqa: E731
+    cc.on_ack(13_000, 1, False, 13_000, rec(0))  # the first records: the reference
+    cc.on_ack(23_000, 1, False, 13_000, rec(10_000))
+    # tau = dt = T: U = u; U >= eta: multiplicative step from Wc = W_init, Wc updated
+    w1 = w_init / (u / 0.95) + w_ai
+    assert pytest.approx(u) == cc.U
+    assert pytest.approx(w1) == cc.W and pytest.approx(w1) == cc.Wc
+    cc.on_ack(33_000, 1, False, 13_000, rec(20_000))  # sent at 20 us, before the update
+    w2 = w1 / (u / 0.95) + w_ai
+    assert pytest.approx(w2) == cc.W and pytest.approx(w2) == cc.Wc
+    cc.on_ack(34_000, 1, False, 13_000, rec(25_000))  # 5 us: not a measurement
+    assert pytest.approx(w2) == cc.W
+    cc.on_ack(43_000, 1, False, 13_000, rec(30_000))
+    assert pytest.approx(w2 / (u / 0.95) + w_ai) == cc.Wc
 
 
 def test_ndp_is_pull_driven_with_one_and_a_half_bdps_of_credits() -> None:
