@@ -44,10 +44,11 @@ control QueueReport(inout headers_t hdr,
     }
 
     apply {
-        // only packets that queued consult the table
-        if (standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL
-                || meta.fwd.to_cpu == 1 || standard_metadata.enq_qdepth == 0
-                || (!hdr.ipv4.isValid() && !hdr.ipv6.isValid())) {
+        // only data packets that queued consult the table; the queue depth is
+        // tested first, so a packet that did not wait pays one comparison
+        if (standard_metadata.enq_qdepth == 0
+                || standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL
+                || meta.fwd.to_cpu == 1 || (!hdr.ipv4.isValid() && !hdr.ipv6.isValid())) {
             return;
         }
         bool configured = false;
