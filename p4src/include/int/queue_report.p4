@@ -51,11 +51,7 @@ control QueueReport(inout headers_t hdr,
                 || meta.fwd.to_cpu == 1 || (!hdr.ipv4.isValid() && !hdr.ipv6.isValid())) {
             return;
         }
-        bool configured = false;
-        if (queue_report_config.apply().hit) {
-            configured = true;
-        }
-        if (configured && standard_metadata.enq_qdepth >= threshold) {
+        if (queue_report_config.apply().hit && standard_metadata.enq_qdepth >= threshold) {
             bit<32> index = (bit<32>)standard_metadata.egress_port;
             bit<48> now = standard_metadata.egress_global_timestamp;
             bit<48> next;
