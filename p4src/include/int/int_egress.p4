@@ -186,7 +186,7 @@ control IntEgress(inout headers_t hdr,
         // included
         bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
         // a drop or queue report (an I2E or E2E clone) skips INT processing and goes
-        // straight to the report; only clones are tested, data packets pay nothing more
+        // straight to the report; only clones set it, data packets only test it
         bool is_alert = false;
         if (meta.fwd.to_cpu == 1) {
             return;
