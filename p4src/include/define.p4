@@ -85,12 +85,10 @@ const bit<16> REPORT_HDR_BYTES = 20;     // group (8) and individual (12) header
 // and drop reason), bit 0 being the most significant; two words of metadata.
 const bit<16> REPORT_MD_DROP = 0x4001;
 const bit<8>  REPORT_DROP_MD_WORDS = 2;
-const bit<16> REPORT_DROP_MD_BYTES = 8;
 // Queue reports (congested queue, Q=1): bits 1 (port ids), 2 (hop latency) and
 // 3 (queue id and occupancy); three words.
 const bit<16> REPORT_MD_QUEUE = 0x7000;
 const bit<8>  REPORT_QUEUE_MD_WORDS = 3;
-const bit<16> REPORT_QUEUE_MD_BYTES = 12;
 // A drop or queue report keeps at most this many bytes of the packet.
 const bit<16> DROP_REPORT_INNER_BYTES = 128;
 

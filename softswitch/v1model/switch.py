@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice, repeat
+from operator import attrgetter
 from typing import Any
 
 from ..clock import Clock, NsClock, SimClock
@@ -137,6 +138,7 @@ class Switch:
         "_egress_block",
         "_emit",
         "_field_lists",
+        "_preservers",
         "_ingress_block",
         "_later",
         "_now_us",
@@ -231,6 +233,8 @@ class Switch:
         self._compute, self._deparser = pipe["compute"], pipe["deparser"]
         self._now_us = self.clock.now_us
         self._field_lists = self._collect_field_lists()
+        meta0 = self._M()
+        self._preservers = {n: _preserver(meta0, fs) for n, fs in self._field_lists.items()}
         # the headers, metadata and standard metadata of finished packets, made zero again
         # for the next packets (cheaper than new objects); only when all three can be reset.
         # One pool for every switch running the program, last in first out: in a fabric of
@@ -895,7 +899,8 @@ class Switch:
     def _preserve(self, meta: Any, fl: int | None | bool) -> dict[str, Any]:
         if fl is None or fl is False or fl is True:
             return {}
-        return {f: _copy_value(getattr(meta, f)) for f in self._field_lists.get(int(fl), [])}
+        preserve = self._preservers.get(int(fl))
+        return {} if preserve is None else preserve(meta)
 
 
 def _no_trace(kind: str, name: str, detail: Any = None) -> None:
@@ -908,6 +913,26 @@ def _fields(h: Any) -> list[tuple[str, str]]:
 
 def _copy_value(v: Any) -> Any:
     return v._copy() if hasattr(v, "_copy") else v
+
+
+def _preserver(meta: Any, names: list[str]) -> Callable[[Any], dict[str, Any]]:
+    """`Switch._preserve` for one field list: its fields' values read from user
+    metadata in one call, copies of the struct-valued ones. A field holds a value of its
+    type for good, so which fields need copying is known from any instance (`meta`);
+    asking each value (`_copy_value`) would fail a `hasattr` per bit field per clone."""
+    keys = tuple(names)
+    structs = tuple(f for f in keys if hasattr(getattr(meta, f), "_copy"))
+    get = attrgetter(*keys)  # one key: its value; more: a tuple of their values
+    one = len(keys) == 1
+
+    def preserve(m: Any) -> dict[str, Any]:
+        got = get(m)
+        kept: dict[str, Any] = {keys[0]: got} if one else dict(zip(keys, got, strict=False))
+        for f in structs:
+            kept[f] = kept[f]._copy()
+        return kept
+
+    return preserve
 
 
 def _width(t: Any) -> tuple[int, bool]:

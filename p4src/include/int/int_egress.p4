@@ -109,59 +109,32 @@ control IntEgress(inout headers_t hdr,
         size = PORT_COUNT;
     }
 
-    // ---------------------------------------------------------- drop report
-    // the clone of a packet ingress dropped (drop_report.p4): D=1, the port it
-    // came in on and why; the egress port is V1MODEL_DROP_PORT (none was used)
+    // ---------------------------------------------------------- alert reports
+    // a drop report (D=1: the clone of a packet ingress dropped, drop_report.p4)
+    // or a queue report (Q=1: the clone of a packet that left a congested queue,
+    // queue_report.p4): the sequence number, the flags, the metadata's length
+    // and bitmap, and the lengths and truncation to `kept` bytes of the inner
+    // packet after `md_words` words of metadata (the caller fills them in)
     @hidden
-    action set_drop_report_fields(bit<16> kept) {
+    action set_alert_report_fields(bit<16> kept, bit<1> d, bit<1> q,
+                                   bit<8> md_words, bit<16> md_bits) {
         bit<32> seq_no;
         report_seq_no.read(seq_no, 0);
         report_seq_no.write(0, seq_no + 1);
         hdr.report_group.seq_no = seq_no[21:0];
-        hdr.report_individual.d = 1;
+        hdr.report_individual.d = d;
+        hdr.report_individual.q = q;
         hdr.report_individual.f = 0;
-        hdr.report_individual.md_len = REPORT_DROP_MD_WORDS;
-        hdr.report_individual.rep_md_bits = REPORT_MD_DROP;
-        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + REPORT_DROP_MD_WORDS
+        hdr.report_individual.md_len = md_words;
+        hdr.report_individual.rep_md_bits = md_bits;
+        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + md_words
                                       + (bit<8>)((kept + 3) >> 2);
-        hdr.report_drop_md.setValid();
-        hdr.report_drop_md.ingress_port = (bit<16>)meta.int_ingress_port;
-        hdr.report_drop_md.egress_port = (bit<16>)V1MODEL_DROP_PORT;
-        hdr.report_drop_md.queue_id = 0;
-        hdr.report_drop_md.drop_reason = meta.report_drop_reason;
-        hdr.report_drop_md.pad = 0;
-        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + REPORT_DROP_MD_BYTES + kept;
+        bit<16> md_bytes = ((bit<16>)md_words) << 2;
+        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + md_bytes + kept;
         hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
-                                  + REPORT_DROP_MD_BYTES + kept;
+                                  + md_bytes + kept;
         truncate((bit<32>)(ETH_HDR_BYTES + IPV4_HDR_BYTES + UDP_HDR_BYTES
-                           + REPORT_HDR_BYTES + REPORT_DROP_MD_BYTES + kept));
-    }
-
-    // the clone of a packet that left a congested queue (queue_report.p4): Q=1,
-    // the ports, hop latency, queue id and occupancy the packet saw
-    @hidden
-    action set_queue_report_fields(bit<16> kept) {
-        bit<32> seq_no;
-        report_seq_no.read(seq_no, 0);
-        report_seq_no.write(0, seq_no + 1);
-        hdr.report_group.seq_no = seq_no[21:0];
-        hdr.report_individual.q = 1;
-        hdr.report_individual.f = 0;
-        hdr.report_individual.md_len = REPORT_QUEUE_MD_WORDS;
-        hdr.report_individual.rep_md_bits = REPORT_MD_QUEUE;
-        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + REPORT_QUEUE_MD_WORDS
-                                      + (bit<8>)((kept + 3) >> 2);
-        hdr.report_queue_md.setValid();
-        hdr.report_queue_md.ingress_port = (bit<16>)meta.int_ingress_port;
-        hdr.report_queue_md.egress_port = (bit<16>)meta.int_egress_port;
-        hdr.report_queue_md.hop_latency = meta.report_latency_ns;
-        hdr.report_queue_md.queue_id = meta.report_queue_id;
-        hdr.report_queue_md.queue_occupancy = meta.report_queue_depth;
-        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept;
-        hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
-                                  + REPORT_QUEUE_MD_BYTES + kept;
-        truncate((bit<32>)(ETH_HDR_BYTES + IPV4_HDR_BYTES + UDP_HDR_BYTES
-                           + REPORT_HDR_BYTES + REPORT_QUEUE_MD_BYTES + kept));
+                           + REPORT_HDR_BYTES + md_bytes + kept));
     }
 
     // ---------------------------------------------------------- helpers
@@ -212,30 +185,24 @@ control IntEgress(inout headers_t hdr,
         // locals first, initialised: p4c checks each use against every path, returns
         // included
         bool is_clone = standard_metadata.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE;
-        // drop and queue reports skip INT processing and go straight to the report
-        bool is_drop_report = false;
-        bool is_queue_report = false;
+        // a drop or queue report (an I2E or E2E clone) skips INT processing and goes
+        // straight to the report; only clones set it, data packets only test it
         bool is_alert = false;
         if (meta.fwd.to_cpu == 1) {
             return;
         }
-        if (standard_metadata.instance_type == PKT_INSTANCE_TYPE_NORMAL) {
-            if (meta.congestion.trimmed == 1 || !hdr.udp.isValid()) {
-                return;
-            }
-        } else {
-            is_drop_report = is_clone && meta.clone_kind == CLONE_DROP_REPORT;
-            is_queue_report = standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
-                              && meta.clone_kind == CLONE_QUEUE_REPORT;
-            is_alert = is_drop_report || is_queue_report;
-            if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
-                return;
-            }
-            if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_drop_report) {
+        if (standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL) {
+            is_alert = (is_clone && meta.clone_kind == CLONE_DROP_REPORT)
+                       || (standard_metadata.instance_type == PKT_INSTANCE_TYPE_EGRESS_CLONE
+                           && meta.clone_kind == CLONE_QUEUE_REPORT);
+            if (is_clone && meta.clone_kind != CLONE_INT_REPORT && !is_alert) {
                 return;
             }
         }
-        if (!is_clone && !is_queue_report && meta.int_sink == 1) {
+        if (!is_alert && (meta.congestion.trimmed == 1 || !hdr.udp.isValid())) {
+            return;
+        }
+        if (!is_alert && !is_clone && meta.int_sink == 1) {
             // sink: the report clone carries this hop's metadata; strip INT
             if (hdr.int_md.isValid() && hdr.int_shim.isValid()) {
                 bit<16> int_bytes = ((bit<16>)hdr.int_shim.len) << 2;
@@ -253,13 +220,7 @@ control IntEgress(inout headers_t hdr,
             return;
         }
 
-        bool int_port = false;
-        if (!is_alert) {
-            if (int_ports.apply().hit) {
-                int_port = true;
-            }
-        }
-        if (int_port) {
+        if (!is_alert && int_ports.apply().hit) {
             bit<16> ip_len;
             if (hdr.ipv4.isValid()) {
                 ip_len = hdr.ipv4.total_len;
@@ -357,15 +318,14 @@ control IntEgress(inout headers_t hdr,
         }
 
         // -------------------------------------------------- report
-        if (is_clone || is_queue_report) {
+        if (is_clone || is_alert) {
             bit<16> inner_len = ETH_HDR_BYTES;
-            if (is_drop_report) {
-                // the packet as received, cut to what the report keeps
+            if (is_alert) {
                 meta.int_switch_id = meta.report_node_id;
+            }
+            if (is_alert && meta.clone_kind == CLONE_DROP_REPORT) {
+                // the packet as received
                 inner_len = (bit<16>)standard_metadata.packet_length;
-                if (inner_len > DROP_REPORT_INNER_BYTES) {
-                    inner_len = DROP_REPORT_INNER_BYTES;
-                }
             } else {
                 if (hdr.vlan_tag.isValid()) {
                     inner_len = inner_len + VLAN_HDR_BYTES;
@@ -375,19 +335,13 @@ control IntEgress(inout headers_t hdr,
                 } else {
                     inner_len = inner_len + IPV6_HDR_BYTES + hdr.ipv6.payload_len;
                 }
-                if (is_queue_report) {
-                    meta.int_switch_id = meta.report_node_id;
-                    if (inner_len > DROP_REPORT_INNER_BYTES) {
-                        inner_len = DROP_REPORT_INNER_BYTES;
-                    }
-                }
+            }
+            if (is_alert && inner_len > DROP_REPORT_INNER_BYTES) {
+                // cut to what an alert keeps
+                inner_len = DROP_REPORT_INNER_BYTES;
             }
             if (int_report.apply().hit) {
-                if (is_drop_report) {
-                    set_drop_report_fields(inner_len);
-                } else if (is_queue_report) {
-                    set_queue_report_fields(inner_len);
-                } else {
+                if (!is_alert) {
                     bit<32> seq_no;
                     report_seq_no.read(seq_no, 0);
                     report_seq_no.write(0, seq_no + 1);
@@ -397,6 +351,27 @@ control IntEgress(inout headers_t hdr,
                     hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
                     hdr.report_ipv4.total_len =
                         IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                } else if (meta.clone_kind == CLONE_DROP_REPORT) {
+                    // the port it came in on and why; the egress port is
+                    // V1MODEL_DROP_PORT (none was used)
+                    set_alert_report_fields(inner_len, 1, 0, REPORT_DROP_MD_WORDS,
+                                            REPORT_MD_DROP);
+                    hdr.report_drop_md.setValid();
+                    hdr.report_drop_md.ingress_port = (bit<16>)meta.int_ingress_port;
+                    hdr.report_drop_md.egress_port = (bit<16>)V1MODEL_DROP_PORT;
+                    hdr.report_drop_md.queue_id = 0;
+                    hdr.report_drop_md.drop_reason = meta.report_drop_reason;
+                    hdr.report_drop_md.pad = 0;
+                } else {
+                    // the ports, hop latency, queue id and occupancy the packet saw
+                    set_alert_report_fields(inner_len, 0, 1, REPORT_QUEUE_MD_WORDS,
+                                            REPORT_MD_QUEUE);
+                    hdr.report_queue_md.setValid();
+                    hdr.report_queue_md.ingress_port = (bit<16>)meta.int_ingress_port;
+                    hdr.report_queue_md.egress_port = (bit<16>)meta.int_egress_port;
+                    hdr.report_queue_md.hop_latency = meta.report_latency_ns;
+                    hdr.report_queue_md.queue_id = meta.report_queue_id;
+                    hdr.report_queue_md.queue_occupancy = meta.report_queue_depth;
                 }
             }
         }

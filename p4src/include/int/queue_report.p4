@@ -44,17 +44,14 @@ control QueueReport(inout headers_t hdr,
     }
 
     apply {
-        // only packets that queued consult the table
-        if (standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL
-                || meta.fwd.to_cpu == 1 || standard_metadata.enq_qdepth == 0
-                || (!hdr.ipv4.isValid() && !hdr.ipv6.isValid())) {
+        // only data packets that queued consult the table; the queue depth is
+        // tested first, so a packet that did not wait pays one comparison
+        if (standard_metadata.enq_qdepth == 0
+                || standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL
+                || meta.fwd.to_cpu == 1 || (!hdr.ipv4.isValid() && !hdr.ipv6.isValid())) {
             return;
         }
-        bool configured = false;
-        if (queue_report_config.apply().hit) {
-            configured = true;
-        }
-        if (configured && standard_metadata.enq_qdepth >= threshold) {
+        if (queue_report_config.apply().hit && standard_metadata.enq_qdepth >= threshold) {
             bit<32> index = (bit<32>)standard_metadata.egress_port;
             bit<48> now = standard_metadata.egress_global_timestamp;
             bit<48> next;
