@@ -18,6 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from controller.lb import ModeLabel
+
 from .jobs import Job, run_jobs
 from .network import NetParams
 from .plots import plot_queues, plot_summary, plot_uplinks
@@ -28,7 +30,7 @@ __all__ = ["SUMMARY_KEYS", "demo_jobs", "format_table", "main"]
 ROOT = Path(__file__).resolve().parents[1]
 TOPOLOGY = ROOT / "topologies" / "leaf-spine-4x4.yaml"
 # the modes the demo compares (spray_round_robin is a sweep option, not a demo column)
-DEMO_MODES = ("ecmp", "flowlet", "spray", "adaptive")
+DEMO_MODES: tuple[ModeLabel, ...] = ("ecmp", "flowlet", "spray", "adaptive")
 SUMMARY_KEYS = (
     "throughput_pct_of_line_rate",
     "steady_rx_pct_of_line_rate",

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel
 from softswitch.codegen.program import CompiledProgram
 
 from .collective import COLLECTIVES, int_mtu, job_record
@@ -33,7 +34,7 @@ from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 __all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
 
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
-MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
+MODES = MODE_LABELS  # controller.lb's one list of group-mode labels
 MTU = 1500
 COLLECTOR_PORT = 250  # every leaf's (unwired) port toward the INT collector
 COLLECTOR_IP = "10.255.255.1"
@@ -49,7 +50,7 @@ INT_MTU = 9000  # the fabric's MTU (INT only) when every data packet carries INT
 @dataclass(slots=True, frozen=True)
 class SimConfig:
     workload: str = "permutation"
-    mode: str = "ecmp"
+    mode: ModeLabel = "ecmp"  # every group's mode (controller.lb.MODE_CHOICES)
     seed: int = 1
     flow_bytes: int = 300_000
     receiver: str = "tolerant"  # or "selective" (bounded window), "go_back_n" ("in_order")
@@ -81,12 +82,16 @@ class SimConfig:
     faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
     probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
     probe_interval_ns: int = 20_000
+    # `mode` with flowlet_gap_us, resolved once (`__post_init__`, also after `replace`)
+    group_mode: GroupMode = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """A configuration that cannot run is refused here (ValueError naming the field),
         not part-way through a simulation."""
-        if self.mode not in MODES:
-            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODES)}")
+        if self.mode not in MODE_CHOICES:
+            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODE_CHOICES)}")
+        group_mode = GroupMode.parse(self.mode, gap_us=self.flowlet_gap_us)
+        object.__setattr__(self, "group_mode", group_mode)
         if self.workload not in WORKLOADS:
             raise ValueError(f"workload {self.workload!r}: one of {', '.join(WORKLOADS)}")
         if RECEIVER_ALIASES.get(self.receiver, self.receiver) not in RECEIVERS:
@@ -131,7 +136,6 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     from controller.lb import (
         Cnp,
         EcnStep,
-        GroupMode,
         IntCollector,
         IntPolicy,
         IntWatch,
@@ -166,7 +170,7 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     policy = Policy(
         int_md=int_md,
         mtu=mtu,
-        mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
+        mode=cfg.group_mode,
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
         cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
         trim=Trim(cfg.trim_threshold, cfg.net.trim_dscp, 1)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.lb import MODE_CHOICES, MODE_LABELS
+
 from .common import CliError, CommandTree, checked, output
 
 __all__ = ["parse_fail_link", "parse_time_ns", "register"]
@@ -25,7 +27,6 @@ WORKLOADS = (
     "allreduce",
     "alltoall",
 )
-MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
 RECEIVERS = ("tolerant", "selective", "go_back_n", "in_order")
 TRANSPORTS = ("dcqcn", "dctcp", "hpcc", "ndp", "none")
 
@@ -212,7 +213,7 @@ def register(sub: CommandTree) -> None:
         help="allreduce/alltoall: bytes each flow (chunk) carries, instead of --flow-bytes "
         "as the whole buffer; the JSON then has the job record `sprayfabric job-report` reads",
     )
-    p.add_argument("--mode", choices=MODES, default="ecmp")
+    p.add_argument("--mode", choices=MODE_CHOICES, default="ecmp")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--load",
@@ -249,7 +250,7 @@ def register(sub: CommandTree) -> None:
         "process pool, or on an existing Dask distributed cluster with --scheduler.",
     )
     _common(s)
-    s.add_argument("--modes", type=_csv(str, MODES), default=list(MODES))
+    s.add_argument("--modes", type=_csv(str, MODE_CHOICES), default=list(MODE_LABELS))
     s.add_argument("--workloads", type=_csv(str, WORKLOADS), default=["permutation"])
     s.add_argument("--seeds", type=_csv(int), default=[1])
     s.add_argument(
