@@ -183,7 +183,7 @@ def apply_fault(fault: Fault, net: Any, control: Any, detect_ns: int = 2_000) ->
             w.rate_bps = w.rate_bps * fault.fraction
             node = net.switches.get(x)
             if node is not None:
-                node.sw.tm.set_rate(port=w.a_port, bps=w.rate_bps)
+                node.sw.set_port_rate(w.a_port, w.rate_bps)
     elif fault.kind == "blackhole":
         control.blackhole(fault.place[0], fault.arg)
     elif fault.kind == "wcmp-skew":

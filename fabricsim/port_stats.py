@@ -15,11 +15,11 @@ __all__ = ["port_stats", "topology_json"]
 
 def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> list[dict[str, Any]]:
     out = []
+    peaks = {name: node.sw.queue_peaks() for name, node in net.switches.items()}
     for (a, b), w in sorted(net.wires.items()):
         node = net.switches.get(a)
         if node is None:
             continue
-        pq = node.sw.tm.ports.get(w.a_port)
         out.append(
             {
                 "switch": a,
@@ -31,7 +31,7 @@ def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> lis
                 "paused_us": round(node.pause_ns_by_port.get(w.a_port, 0) / 1000, 3),
                 "carrier_transitions": net.carrier_transitions.get((a, b), 0),
                 "queue_mean": round(depth.get((a, w.a_port), 0) / samples, 3) if samples else 0.0,
-                "queue_peak": pq.peak if pq is not None else 0,
+                "queue_peak": peaks[a].get(w.a_port, 0),
             }
         )
     return out

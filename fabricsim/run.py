@@ -488,12 +488,7 @@ class _Run:
         self.reroutes.append((net.loop.now(), what, updates, lost, dropped))
 
     def sample(self, _: Any) -> None:
-        depths = [
-            len(q)
-            for s in self.net.switches.values()
-            for pq in s.sw.tm.ports.values()
-            for q in pq.queues
-        ]
+        depths = [n for s in self.net.switches.values() for n in s.sw.queue_lengths()]
         now = self.net.loop.now()
         self.samples.extend(depths)
         self.queue_series.append((now, max(depths, default=0), sum(depths)))
@@ -505,8 +500,7 @@ class _Run:
         as a switch's queue-occupancy telemetry would export it."""
         depth = self.port_depth
         for name, s in self.net.switches.items():
-            for p, pq in s.sw.tm.ports.items():
-                n = sum(len(q) for q in pq.queues)
+            for p, n in s.sw.port_queue_lengths().items():
                 if n:
                     depth[(name, p)] = depth.get((name, p), 0) + n
         self.port_samples += 1

@@ -59,12 +59,14 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             key = reasons.get(idx, f"reason_{idx}")
             drops[key] = drops.get(key, 0) + p
     pipeline_drops = sum(drops.values())
-    tm_drops = sum(pq.drops for s in net.switches.values() for pq in s.sw.tm.ports.values())
+    tm_drops = sum(s.sw.queue_drops() for s in net.switches.values())
     link_losses = sum(w.lost for w in net.wires.values())
     storm_drops = sum(s.storm_drops for s in net.switches.values())
     host_drops = sum(h.dropped for h in net.hosts.values())
     peaks = {
-        f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()
+        f"{s.name}:{p}": peak
+        for s in net.switches.values()
+        for p, peak in s.sw.queue_peaks().items()
     }
     uplinks = _uplinks(run)
     echo = run.echo
