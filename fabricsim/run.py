@@ -2,8 +2,9 @@
 
     result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed=1))
 
-`result` is a JSON-able dict (see `metrics.py` for what each figure means). The same
-topology, configuration and seed give the same result.
+`result` is a `SimResult` (result.py): the run's record, read by key (see `metrics.py` for
+what each figure means), `to_dict()` the JSON a run writes. The same topology,
+configuration and seed give the same result.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from .int_echo import IntEcho
 from .network import NetParams, Network
 from .receivers import ALIASES as RECEIVER_ALIASES
 from .receivers import RECEIVERS, Receiver
+from .result import SimResult
 from .sender import NicParams, Sender
 from .transports import TRANSPORTS, PathInfo, make_transport, reads_int, transport_params
 from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 
-__all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
+__all__ = ["MODES", "SimConfig", "SimResult", "fabric_program", "simulate"]
 
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
 MODES = MODE_LABELS  # controller.lb's one list of group-mode labels
@@ -223,7 +225,7 @@ def simulate(
     program: CompiledProgram | None = None,
     progress: bool = False,
     on_network: Callable[[Network], None] | None = None,
-) -> dict[str, Any]:
+) -> SimResult:
     from .controlplane import fabric_controller
 
     t_wall, t_cpu = time.perf_counter(), time.process_time()
@@ -311,7 +313,7 @@ def simulate(
         # what a fabric's port counters and its topology say, for the doctor
         result["ports"] = port_stats(net, run.port_depth, run.port_samples)
         result["topology"] = topology_json(topo)
-    return result
+    return SimResult(result)
 
 
 def _servers(topo: Any) -> dict[str, list[str]] | None:

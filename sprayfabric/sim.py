@@ -305,7 +305,6 @@ def _load(path: str) -> Any:
 
 
 def _sim(args: argparse.Namespace) -> int:
-    from fabricsim.demo import COLUMNS
     from fabricsim.run import simulate
 
     topo = _load(args.topology)
@@ -335,14 +334,13 @@ def _sim(args: argparse.Namespace) -> int:
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:
         with output(args.json) as f:
-            json.dump(r, f, indent=1)
+            json.dump(r.to_dict(), f, indent=1)
     if args.json != "-":
         print(
-            f"{cfg.label()} on {topo.name}: {r['flows_completed']}/{r['config']['flows']} flows "
-            f"in {r['sim_time_us']} us simulated, {r['packet_hops']} packet-hops, {r['wall_s']} s"
+            f"{cfg.label()} on {topo.name}: {r.flows_completed}/{r.flows} flows "
+            f"in {r.sim_time_us} us simulated, {r.packet_hops} packet-hops, {r.wall_s} s"
         )
-        for key, label, fmt in COLUMNS:
-            print(f"  {label:<8} {fmt.format(r[key])}")
+        print("\n".join(r.column_lines()))
         print(f"  pause_us {r['pfc_pause_us']}")
         if "job" in r:  # a collective
             where = args.json or "RUN.json (with --json)"
@@ -352,14 +350,13 @@ def _sim(args: argparse.Namespace) -> int:
 
         d = Path(args.plots)
         d.mkdir(parents=True, exist_ok=True)
-        plot_queues({args.mode: r}, cfg.label(), d / "queues.png")
-        plot_uplinks(r, cfg.nic.line_rate_bps, cfg.label(), d / "uplinks.png")
+        plot_queues({args.mode: r.to_dict()}, cfg.label(), d / "queues.png")
+        plot_uplinks(r.to_dict(), cfg.nic.line_rate_bps, cfg.label(), d / "uplinks.png")
         print(f"plots in {d}")
     return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from fabricsim.demo import SUMMARY_KEYS
     from fabricsim.jobs import Job, run_jobs
 
     _load(args.topology)  # errors before any worker starts
@@ -383,7 +380,7 @@ def _sweep(args: argparse.Namespace) -> int:
             "load": None if k[3] == "-" else float(k[3]),
             "size_mix": args.size_mix if k[0] == "poisson" else None,
         }
-        | {key: r[key] for key in (*SUMMARY_KEYS, "pfc_pause_us")}
+        | r.summary("pfc_pause_us")
         for k, r in sorted(results.items())
     ]
     with output(args.output) as f:
