@@ -8,12 +8,19 @@ and its mean and peak egress queue depth (packets, sampled every `sample_ns`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from controller.topology import Topology
+
+if TYPE_CHECKING:  # network.py needs nothing of this module
+    from .network import Network
 
 __all__ = ["port_stats", "topology_json"]
 
 
-def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> list[dict[str, Any]]:
+def port_stats(
+    net: Network, depth: dict[tuple[str, int], int], samples: int
+) -> list[dict[str, Any]]:
     out = []
     peaks = {name: node.sw.queue_peaks() for name, node in net.switches.items()}
     for (a, b), w in sorted(net.wires.items()):
@@ -37,7 +44,7 @@ def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> lis
     return out
 
 
-def topology_json(topo: Any) -> dict[str, Any]:
+def topology_json(topo: Topology) -> dict[str, Any]:
     """The links between nodes (switch links and host links) and where each host sits."""
     links = [[link.a, link.b] for link in topo.links]
     links += [[h.name, h.switch] for h in topo.hosts]

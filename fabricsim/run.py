@@ -17,7 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel
+from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel, Policy
+from controller.topology import Topology
 from softswitch.codegen.program import CompiledProgram
 
 from .collective import COLLECTIVES, int_mtu, job_record
@@ -134,14 +135,13 @@ def fabric_program() -> CompiledProgram:
     return compile_file(FABRIC_P4)
 
 
-def policy_for(cfg: SimConfig, topo: Any) -> Any:
+def policy_for(cfg: SimConfig, topo: Topology) -> Policy:
     from controller.lb import (
         Cnp,
         EcnStep,
         IntCollector,
         IntPolicy,
         IntWatch,
-        Policy,
         Trim,
         instruction_bitmap,
     )
@@ -219,7 +219,7 @@ class _Progress:
 
 
 def simulate(
-    topo: Any,
+    topo: Topology,
     cfg: SimConfig,
     *,
     program: CompiledProgram | None = None,
@@ -316,7 +316,7 @@ def simulate(
     return SimResult(result)
 
 
-def _servers(topo: Any) -> dict[str, list[str]] | None:
+def _servers(topo: Topology) -> dict[str, list[str]] | None:
     """Multi-plane fabrics: server -> its NICs in plane order (the permutation workload
     stripes each server's flow over them); None on a single plane."""
     if len(topo.planes) < 2:
@@ -327,7 +327,7 @@ def _servers(topo: Any) -> dict[str, list[str]] | None:
     }
 
 
-def _same_plane(topo: Any, workload: str, flows: list[Flow]) -> None:
+def _same_plane(topo: Topology, workload: str, flows: list[Flow]) -> None:
     """Planes share no switch: a flow between NICs of different planes could never arrive."""
     plane = {h.name: h.plane for h in topo.hosts}
     for f in flows:
@@ -344,7 +344,7 @@ class _Run:
     def __init__(
         self,
         net: Network,
-        topo: Any,
+        topo: Topology,
         cfg: SimConfig,
         flows: list[Flow],
         echo: IntEcho | None = None,
@@ -380,9 +380,9 @@ class _Run:
             for dep in f.after:
                 self.waiting.setdefault(dep, []).append(f)
         pull_gap = int((cfg.pmtu + FRAME_OVERHEAD) * 8e9 / cfg.nic.line_rate_bps)
-        for h in net.hosts.values():
-            h.on_complete = self.complete
-            h.pull_gap_ns = pull_gap
+        for node in net.hosts.values():
+            node.on_complete = self.complete
+            node.pull_gap_ns = pull_gap
         for f in flows:
             if not f.after:
                 net.loop.at(f.start_ns, self.begin, f)

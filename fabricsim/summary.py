@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.lb import FabricConstants
 
 from .metrics import jain, percentile
+
+if TYPE_CHECKING:  # run.py imports this module when a run ends
+    from .network import Network
+    from .run import _Run
 
 __all__ = ["steady_rx_utilisation", "summarise"]
 
@@ -16,7 +20,7 @@ def _r(x: float, nd: int = 2) -> float:
     return round(float(x), nd)
 
 
-def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
+def summarise(run: _Run, end: int, control: Any) -> dict[str, Any]:
     cfg, net, topo = run.cfg, run.net, run.topo
     line = cfg.nic.line_rate_bps
     fcts, goodputs, slowdowns = [], [], []
@@ -136,9 +140,12 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             / 1000
         ),
         "pfc_pause_us_by_node": {
-            n.name: _r(n.pause_ns / 1000)
-            for n in [*net.switches.values(), *net.hosts.values()]
-            if n.pause_ns
+            name: _r(ns / 1000)
+            for name, ns in [
+                *((s.name, s.pause_ns) for s in net.switches.values()),
+                *((h.name, h.pause_ns) for h in net.hosts.values()),
+            ]
+            if ns
         },
         "pfc_frames": sum(s.pfc_frames for s in net.switches.values()),
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
@@ -187,7 +194,7 @@ def _occupancy(receivers: Any) -> dict[str, int]:
     return out
 
 
-def _int_hops(net: Any) -> tuple[list[int], int, int]:
+def _int_hops(net: Network) -> tuple[list[int], int, int]:
     """Per-hop latencies (ns, as fabric.p4 stamps them) from every INT report collected."""
     from controller.telemetry.int_report import ReportError, decode_report_frame
 
@@ -226,7 +233,7 @@ def steady_rx_utilisation(
     return out
 
 
-def _steady_rx(net: Any, by_dst: dict[str, list[Any]]) -> list[float]:
+def _steady_rx(net: Network, by_dst: dict[str, list[Any]]) -> list[float]:
     """Per receiving host (`by_dst`: its flows' start, end, bytes, one-way delay): its
     link's utilisation (bytes on the wire, headers included) from one round trip after
     its first flow's first packet can arrive (that flow's start plus three of its one-way
@@ -257,7 +264,7 @@ def _unloaded_ns(topo: Any) -> Any:
     return f
 
 
-def _uplinks(run: Any) -> dict[str, Any]:
+def _uplinks(run: _Run) -> dict[str, Any]:
     """Bytes on each leaf->upper-switch wire: balance per leaf, and time bins for plots."""
     topo, net = run.topo, run.net
     leaves = {h.switch for h in topo.hosts}
