@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel, Policy
 from controller.topology import Topology
@@ -33,6 +33,9 @@ from .result import SimResult
 from .sender import NicParams, Sender
 from .transports import TRANSPORTS, PathInfo, make_transport, reads_int, transport_params
 from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
+
+if TYPE_CHECKING:  # controlplane.py is imported when a run starts
+    from controller.fabric.southbound import FabricController
 
 __all__ = ["MODES", "SimConfig", "SimResult", "fabric_program", "simulate"]
 
@@ -511,7 +514,7 @@ class _Run:
             self.net.loop.at(now + self.cfg.sample_ns, self.sample_ports, None)
 
     # ------------------------------------------------------------ summary
-    def summary(self, end: int, control: Any) -> dict[str, Any]:
+    def summary(self, end: int, control: FabricController) -> dict[str, Any]:
         from .summary import summarise
 
         return summarise(self, end, control)

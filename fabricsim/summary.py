@@ -10,6 +10,8 @@ from controller.lb import FabricConstants
 from .metrics import jain, percentile
 
 if TYPE_CHECKING:  # run.py imports this module when a run ends
+    from controller.fabric.southbound import FabricController
+
     from .network import Network
     from .run import _Run
 
@@ -20,7 +22,7 @@ def _r(x: float, nd: int = 2) -> float:
     return round(float(x), nd)
 
 
-def summarise(run: _Run, end: int, control: Any) -> dict[str, Any]:
+def summarise(run: _Run, end: int, control: FabricController) -> dict[str, Any]:
     cfg, net, topo = run.cfg, run.net, run.topo
     line = cfg.nic.line_rate_bps
     fcts, goodputs, slowdowns = [], [], []
