@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 from types import CodeType
 
+from controller.lb import MODE_LABELS, GroupMode
 from softswitch.clock import SimClock
 from softswitch.compiler import compile_file
 from softswitch.engine.matches import Exact, Lpm
@@ -30,13 +31,8 @@ from .engine_bench import ipv4_frame
 
 FABRIC = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
 ROUTER_MAC = 0x00AABBCCDDEE  # the destination MAC of ipv4_frame()
-MODES = {
-    "ecmp": ("use_ecmp", ()),
-    "flowlet": ("use_flowlet", (50,)),
-    "spray_random": ("use_spray_random", ()),
-    "spray_round_robin": ("use_spray_round_robin", ()),
-    "adaptive": ("use_adaptive", ()),
-}
+# every group mode (controller.lb's list), by the name of its fabric.p4 action less `use_`
+MODES = {m.label: m for m in (GroupMode.parse(label, gap_us=50) for label in MODE_LABELS)}
 
 
 def table(sw: Switch, short: str):  # type: ignore[no-untyped-def]
@@ -46,7 +42,8 @@ def table(sw: Switch, short: str):  # type: ignore[no-untyped-def]
 
 def setup(program, mode: str) -> Switch:  # type: ignore[no-untyped-def]
     sw = Switch(program, clock=SimClock())
-    action, extra = MODES[mode]
+    m = MODES[mode]
+    action, extra = f"use_{m.label}", (m.gap_us,) if m.mode == "flowlet" else ()
     table(sw, "my_station").add([Exact(ROUTER_MAC)], table(sw, "my_station").action_names[0])
     routing = table(sw, "routing_v4")
     routing.add(

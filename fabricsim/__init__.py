@@ -8,6 +8,7 @@ from .events import EventLoop
 from .jobs import Job, run_jobs
 from .network import NetParams, Network
 from .receivers import RECEIVERS
+from .result import SimResult
 from .run import MODES, SimConfig, fabric_program, simulate
 from .sender import NicParams
 from .switchnode import PfcParams
@@ -27,6 +28,7 @@ __all__ = [
     "Network",
     "PfcParams",
     "SimConfig",
+    "SimResult",
     "fabric_program",
     "make_workload",
     "run_jobs",

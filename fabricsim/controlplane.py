@@ -9,7 +9,6 @@ port toward the collector; the source address 10.254.X.Y from its device id).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from controller.fabric.core import TABLE_ORDER, FabricCore, ReportRoute
 from controller.fabric.southbound import FabricController, StoreSouthbound
@@ -20,12 +19,14 @@ from softswitch.codegen.program import CompiledProgram
 from softswitch.p4info import p4info_for
 from softswitch.p4runtime.entities import EntityStore
 
+from .switchnode import SwitchNode
+
 __all__ = ["fabric_controller"]
 
 
 def fabric_controller(
     topo: Topology,
-    switches: Mapping[str, Any],
+    switches: Mapping[str, SwitchNode],
     program: CompiledProgram,
     policy: Policy,
     collector_port: int | None = None,

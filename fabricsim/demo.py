@@ -18,9 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from controller.lb import ModeLabel
+
 from .jobs import Job, run_jobs
 from .network import NetParams
 from .plots import plot_queues, plot_summary, plot_uplinks
+from .result import COLUMNS, SUMMARY_KEYS
 from .run import SimConfig
 
 __all__ = ["SUMMARY_KEYS", "demo_jobs", "format_table", "main"]
@@ -28,36 +31,7 @@ __all__ = ["SUMMARY_KEYS", "demo_jobs", "format_table", "main"]
 ROOT = Path(__file__).resolve().parents[1]
 TOPOLOGY = ROOT / "topologies" / "leaf-spine-4x4.yaml"
 # the modes the demo compares (spray_round_robin is a sweep option, not a demo column)
-DEMO_MODES = ("ecmp", "flowlet", "spray", "adaptive")
-SUMMARY_KEYS = (
-    "throughput_pct_of_line_rate",
-    "steady_rx_pct_of_line_rate",
-    "fct_p50_us",
-    "fct_p99_us",
-    "reordered_pct",
-    "ecn_marks",
-    "cnps",
-    "trims",
-    "drops",
-    "max_queue_pkts",
-    "retransmissions",
-    "queue_pkts_p99",
-    "slowdown_p99",
-    "flows_completed",
-)
-COLUMNS = (
-    ("throughput_pct_of_line_rate", "thru%", "{:.1f}"),
-    ("steady_rx_pct_of_line_rate", "steady%", "{:.1f}"),
-    ("fct_p50_us", "fct50us", "{:.1f}"),
-    ("fct_p99_us", "fct99us", "{:.1f}"),
-    ("reordered_pct", "reord%", "{:.2f}"),
-    ("ecn_marks", "ecn", "{}"),
-    ("cnps", "cnp", "{}"),
-    ("trims", "trim", "{}"),
-    ("drops", "drop", "{}"),
-    ("retransmissions", "rtx", "{}"),
-    ("max_queue_pkts", "maxq", "{}"),
-)
+DEMO_MODES: tuple[ModeLabel, ...] = ("ecmp", "flowlet", "spray", "adaptive")
 
 
 def demo_jobs(flow_bytes: int, incast_bytes: int, in_order_bytes: int, seed: int) -> list[Job]:
@@ -118,23 +92,23 @@ def main(argv: list[str] | None = None) -> int:
     for job in jobs:
         wl, mode = job.key
         r = results[job.key]
-        summary.setdefault(wl, {})[mode] = {k: r[k] for k in SUMMARY_KEYS} | {
+        summary.setdefault(wl, {})[mode] = r.summary() | {
             "uplink_max_over_mean": r["uplink_balance"]["max_over_mean"],
             "pfc_pause_us": r["pfc_pause_us"],
         }
-        (out / "runs" / f"{wl}_{mode}.json").write_text(json.dumps(r, indent=1))
+        (out / "runs" / f"{wl}_{mode}.json").write_text(json.dumps(r.to_dict(), indent=1))
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     table = format_table(summary)
     (out / "table.txt").write_text(table + "\n")
     pngs = [plot_summary(summary, out / "throughput_fct.png")]
     for wl in summary:
-        runs = {mode: results[(wl, mode)] for mode in summary[wl]}
+        runs = {mode: results[(wl, mode)].to_dict() for mode in summary[wl]}
         pngs.append(plot_queues(runs, f"{wl}: deepest switch queue", out / f"queues_{wl}.png"))
     for mode in ("ecmp", "spray"):
         r = results[("permutation", mode)]
         pngs.append(
             plot_uplinks(
-                r,
+                r.to_dict(),
                 100e9,
                 f"permutation/{mode}: leaf uplink utilisation",
                 out / f"uplinks_permutation_{mode}.png",

@@ -27,9 +27,15 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.topology.link_names import split_link_name
+
+if TYPE_CHECKING:  # run.py hands these in; neither needs this module
+    from controller.fabric.southbound import FabricController
+    from controller.topology import Topology
+
+    from .network import Network
 
 __all__ = ["KINDS", "NODE_KINDS", "Fault", "FaultError", "apply_fault", "parse_fault"]
 
@@ -70,7 +76,7 @@ class Fault:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "place": list(self.place), "arg": self.arg, "at_ns": self.at_ns}
 
-    def check(self, topo: Any) -> None:
+    def check(self, topo: Topology) -> None:
         """Refuse a fault whose link or switch is not in `topo`."""
         if self.kind == "blackhole":
             (sw,) = self.place
@@ -172,10 +178,13 @@ def parse_fault(spec: str, names: set[str] | None = None) -> Fault:
     return Fault(kind, (ends[0], ends[1]), f"{frac:g}", at)
 
 
-def apply_fault(fault: Fault, net: Any, control: Any, detect_ns: int = 2_000) -> None:
+def apply_fault(
+    fault: Fault, net: Network, control: FabricController, detect_ns: int = 2_000
+) -> None:
     """Make `fault` happen now in the simulated network."""
     if fault.kind == "loss":
-        net.wires[fault.place].loss = fault.fraction
+        a, b = fault.place
+        net.wires[(a, b)].loss = fault.fraction
     elif fault.kind == "slow":
         a, b = fault.place
         for x, y in ((a, b), (b, a)):
@@ -183,7 +192,7 @@ def apply_fault(fault: Fault, net: Any, control: Any, detect_ns: int = 2_000) ->
             w.rate_bps = w.rate_bps * fault.fraction
             node = net.switches.get(x)
             if node is not None:
-                node.sw.tm.set_rate(port=w.a_port, bps=w.rate_bps)
+                node.sw.set_port_rate(w.a_port, w.rate_bps)
     elif fault.kind == "blackhole":
         control.blackhole(fault.place[0], fault.arg)
     elif fault.kind == "wcmp-skew":
@@ -196,7 +205,7 @@ def apply_fault(fault: Fault, net: Any, control: Any, detect_ns: int = 2_000) ->
         _flap(fault, net, control, detect_ns)
 
 
-def _flap(fault: Fault, net: Any, control: Any, detect_ns: int) -> None:
+def _flap(fault: Fault, net: Network, control: FabricController, detect_ns: int) -> None:
     """Down now for duty x period, up for the rest, again every period until the run ends;
     each end notices `detect_ns` after a change and repairs locally (live bitmaps)."""
     a, b = fault.place
@@ -207,7 +216,11 @@ def _flap(fault: Fault, net: Any, control: Any, detect_ns: int) -> None:
         net.set_link(a, b, up)
         now = loop.now()
         notice = control.port_up if up else control.port_down
-        loop.at(now + detect_ns, lambda _x: notice(a, b), None)
+
+        def noticed(_: Any) -> None:
+            notice(a, b)
+
+        loop.at(now + detect_ns, noticed, None)
         loop.at(
             now + (period - int(duty * period) if up else int(duty * period)),
             lambda _x: change(not up),
@@ -217,7 +230,7 @@ def _flap(fault: Fault, net: Any, control: Any, detect_ns: int) -> None:
     change(False)
 
 
-def _hot_port(fault: Fault, net: Any) -> None:
+def _hot_port(fault: Fault, net: Network) -> None:
     """Background traffic the simulation does not carry holds the egress of a toward b
     `fraction` of every HOT_PERIOD_NS: the port's server is busy that long, so the packets
     arriving meanwhile queue behind it."""

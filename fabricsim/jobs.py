@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .result import SimResult
 from .run import SimConfig, fabric_program, simulate
 
 __all__ = ["Job", "distribute", "run_jobs"]
@@ -27,7 +28,7 @@ class Job:
     config: SimConfig
 
 
-def run_job(job: Job) -> tuple[tuple[str, ...], dict[str, Any]]:
+def run_job(job: Job) -> tuple[tuple[str, ...], SimResult]:
     from controller.topology import load_topology
 
     topo = load_topology(Path(job.topology))
@@ -85,16 +86,16 @@ def run_jobs(
     scheduler: str | None = None,
     report: Callable[[str], None] | None = None,
     connect_timeout: float = 10.0,
-) -> dict[tuple[str, ...], dict[str, Any]]:
+) -> dict[tuple[str, ...], SimResult]:
     """Run every job; results by key. `report` gets one line per finished run. With
     `scheduler` (a Dask scheduler address: `tcp://HOST:8786`, or a LocalCluster's), the jobs
     run on that cluster's workers (RuntimeError if it does not answer within
     `connect_timeout` s); else on a local process pool of `processes`."""
     say = report or (lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.monotonic()
-    out: dict[tuple[str, ...], dict[str, Any]] = {}
+    out: dict[tuple[str, ...], SimResult] = {}
 
-    def done(_: int, kr: tuple[tuple[str, ...], dict[str, Any]]) -> None:
+    def done(_: int, kr: tuple[tuple[str, ...], SimResult]) -> None:
         key, res = kr
         out[key] = res
         say(

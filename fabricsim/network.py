@@ -50,7 +50,7 @@ class Network:
                 clock=self.loop.clock,
                 priority_queues=params.priority_queues,
             )
-            sw.tm.set_depth(params.queue_depth)
+            sw.set_queue_depth(params.queue_depth)
             self.switches[s.name] = SwitchNode(s.name, sw, self.loop, params.pfc)
         for h in topo.hosts:
             self.hosts[h.name] = HostNode(h.name, self.loop, params.trim_dscp)
@@ -85,7 +85,7 @@ class Network:
             if isinstance(src, SwitchNode):
                 src.wires[ap] = w
                 src.peers[ap] = (dst, bp)
-                src.sw.tm.set_rate(port=ap, bps=link.rate_bps)
+                src.sw.set_port_rate(ap, link.rate_bps)
             else:
                 src.wire = w
                 src.peer = (dst, bp)

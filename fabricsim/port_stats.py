@@ -8,18 +8,25 @@ and its mean and peak egress queue depth (packets, sampled every `sample_ns`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from controller.topology import Topology
+
+if TYPE_CHECKING:  # network.py needs nothing of this module
+    from .network import Network
 
 __all__ = ["port_stats", "topology_json"]
 
 
-def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> list[dict[str, Any]]:
+def port_stats(
+    net: Network, depth: dict[tuple[str, int], int], samples: int
+) -> list[dict[str, Any]]:
     out = []
+    peaks = {name: node.sw.queue_peaks() for name, node in net.switches.items()}
     for (a, b), w in sorted(net.wires.items()):
         node = net.switches.get(a)
         if node is None:
             continue
-        pq = node.sw.tm.ports.get(w.a_port)
         out.append(
             {
                 "switch": a,
@@ -31,13 +38,13 @@ def port_stats(net: Any, depth: dict[tuple[str, int], int], samples: int) -> lis
                 "paused_us": round(node.pause_ns_by_port.get(w.a_port, 0) / 1000, 3),
                 "carrier_transitions": net.carrier_transitions.get((a, b), 0),
                 "queue_mean": round(depth.get((a, w.a_port), 0) / samples, 3) if samples else 0.0,
-                "queue_peak": pq.peak if pq is not None else 0,
+                "queue_peak": peaks[a].get(w.a_port, 0),
             }
         )
     return out
 
 
-def topology_json(topo: Any) -> dict[str, Any]:
+def topology_json(topo: Topology) -> dict[str, Any]:
     """The links between nodes (switch links and host links) and where each host sits."""
     links = [[link.a, link.b] for link in topo.links]
     links += [[h.name, h.switch] for h in topo.hosts]

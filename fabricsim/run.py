@@ -2,8 +2,9 @@
 
     result = simulate(topology, SimConfig(workload="permutation", mode="spray", seed=1))
 
-`result` is a JSON-able dict (see `metrics.py` for what each figure means). The same
-topology, configuration and seed give the same result.
+`result` is a `SimResult` (result.py): the run's record, read by key (see `metrics.py` for
+what each figure means), `to_dict()` the JSON a run writes. The same topology,
+configuration and seed give the same result.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel, Policy
+from controller.topology import Topology
 from softswitch.codegen.program import CompiledProgram
 
 from .collective import COLLECTIVES, int_mtu, job_record
@@ -26,14 +29,18 @@ from .int_echo import IntEcho
 from .network import NetParams, Network
 from .receivers import ALIASES as RECEIVER_ALIASES
 from .receivers import RECEIVERS, Receiver
+from .result import SimResult
 from .sender import NicParams, Sender
 from .transports import TRANSPORTS, PathInfo, make_transport, reads_int, transport_params
 from .workloads import SIZE_MIXES, WORKLOADS, Flow, make_workload
 
-__all__ = ["MODES", "SimConfig", "fabric_program", "simulate"]
+if TYPE_CHECKING:  # controlplane.py is imported when a run starts
+    from controller.fabric.southbound import FabricController
+
+__all__ = ["MODES", "SimConfig", "SimResult", "fabric_program", "simulate"]
 
 FABRIC_P4 = Path(__file__).resolve().parents[1] / "p4src" / "fabric.p4"
-MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
+MODES = MODE_LABELS  # controller.lb's one list of group-mode labels
 MTU = 1500
 COLLECTOR_PORT = 250  # every leaf's (unwired) port toward the INT collector
 COLLECTOR_IP = "10.255.255.1"
@@ -49,7 +56,7 @@ INT_MTU = 9000  # the fabric's MTU (INT only) when every data packet carries INT
 @dataclass(slots=True, frozen=True)
 class SimConfig:
     workload: str = "permutation"
-    mode: str = "ecmp"
+    mode: ModeLabel = "ecmp"  # every group's mode (controller.lb.MODE_CHOICES)
     seed: int = 1
     flow_bytes: int = 300_000
     receiver: str = "tolerant"  # or "selective" (bounded window), "go_back_n" ("in_order")
@@ -82,12 +89,16 @@ class SimConfig:
     faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
     probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
     probe_interval_ns: int = 20_000
+    # `mode` with flowlet_gap_us, resolved once (`__post_init__`, also after `replace`)
+    group_mode: GroupMode = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """A configuration that cannot run is refused here (ValueError naming the field),
         not part-way through a simulation."""
-        if self.mode not in MODES:
-            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODES)}")
+        if self.mode not in MODE_CHOICES:
+            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODE_CHOICES)}")
+        group_mode = GroupMode.parse(self.mode, gap_us=self.flowlet_gap_us)
+        object.__setattr__(self, "group_mode", group_mode)
         if self.workload not in WORKLOADS:
             raise ValueError(f"workload {self.workload!r}: one of {', '.join(WORKLOADS)}")
         if RECEIVER_ALIASES.get(self.receiver, self.receiver) not in RECEIVERS:
@@ -130,15 +141,13 @@ def fabric_program() -> CompiledProgram:
     return compile_file(FABRIC_P4)
 
 
-def policy_for(cfg: SimConfig, topo: Any) -> Any:
+def policy_for(cfg: SimConfig, topo: Topology) -> Policy:
     from controller.lb import (
         Cnp,
         EcnStep,
-        GroupMode,
         IntCollector,
         IntPolicy,
         IntWatch,
-        Policy,
         Trim,
         instruction_bitmap,
     )
@@ -169,7 +178,7 @@ def policy_for(cfg: SimConfig, topo: Any) -> Any:
     policy = Policy(
         int_md=int_md,
         mtu=mtu,
-        mode=GroupMode.parse(cfg.mode, gap_us=cfg.flowlet_gap_us),
+        mode=cfg.group_mode,
         ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
         cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
         trim=Trim(cfg.trim_threshold, cfg.net.trim_dscp, 1)
@@ -216,13 +225,13 @@ class _Progress:
 
 
 def simulate(
-    topo: Any,
+    topo: Topology,
     cfg: SimConfig,
     *,
     program: CompiledProgram | None = None,
     progress: bool = False,
     on_network: Callable[[Network], None] | None = None,
-) -> dict[str, Any]:
+) -> SimResult:
     from .controlplane import fabric_controller
 
     t_wall, t_cpu = time.perf_counter(), time.process_time()
@@ -311,10 +320,10 @@ def simulate(
         # what a fabric's port counters and its topology say, for the doctor
         result["ports"] = port_stats(net, run.port_depth, run.port_samples)
         result["topology"] = topology_json(topo)
-    return result
+    return SimResult(result)
 
 
-def _servers(topo: Any) -> dict[str, list[str]] | None:
+def _servers(topo: Topology) -> dict[str, list[str]] | None:
     """Multi-plane fabrics: server -> its NICs in plane order (the permutation workload
     stripes each server's flow over them); None on a single plane."""
     if len(topo.planes) < 2:
@@ -325,7 +334,7 @@ def _servers(topo: Any) -> dict[str, list[str]] | None:
     }
 
 
-def _same_plane(topo: Any, workload: str, flows: list[Flow]) -> None:
+def _same_plane(topo: Topology, workload: str, flows: list[Flow]) -> None:
     """Planes share no switch: a flow between NICs of different planes could never arrive."""
     plane = {h.name: h.plane for h in topo.hosts}
     for f in flows:
@@ -342,7 +351,7 @@ class _Run:
     def __init__(
         self,
         net: Network,
-        topo: Any,
+        topo: Topology,
         cfg: SimConfig,
         flows: list[Flow],
         echo: IntEcho | None = None,
@@ -378,9 +387,9 @@ class _Run:
             for dep in f.after:
                 self.waiting.setdefault(dep, []).append(f)
         pull_gap = int((cfg.pmtu + FRAME_OVERHEAD) * 8e9 / cfg.nic.line_rate_bps)
-        for h in net.hosts.values():
-            h.on_complete = self.complete
-            h.pull_gap_ns = pull_gap
+        for node in net.hosts.values():
+            node.on_complete = self.complete
+            node.pull_gap_ns = pull_gap
         for f in flows:
             if not f.after:
                 net.loop.at(f.start_ns, self.begin, f)
@@ -488,12 +497,7 @@ class _Run:
         self.reroutes.append((net.loop.now(), what, updates, lost, dropped))
 
     def sample(self, _: Any) -> None:
-        depths = [
-            len(q)
-            for s in self.net.switches.values()
-            for pq in s.sw.tm.ports.values()
-            for q in pq.queues
-        ]
+        depths = [n for s in self.net.switches.values() for n in s.sw.queue_lengths()]
         now = self.net.loop.now()
         self.samples.extend(depths)
         self.queue_series.append((now, max(depths, default=0), sum(depths)))
@@ -505,8 +509,7 @@ class _Run:
         as a switch's queue-occupancy telemetry would export it."""
         depth = self.port_depth
         for name, s in self.net.switches.items():
-            for p, pq in s.sw.tm.ports.items():
-                n = sum(len(q) for q in pq.queues)
+            for p, n in s.sw.port_queue_lengths().items():
                 if n:
                     depth[(name, p)] = depth.get((name, p), 0) + n
         self.port_samples += 1
@@ -515,7 +518,7 @@ class _Run:
             self.net.loop.at(now + self.cfg.sample_ns, self.sample_ports, None)
 
     # ------------------------------------------------------------ summary
-    def summary(self, end: int, control: Any) -> dict[str, Any]:
+    def summary(self, end: int, control: FabricController) -> dict[str, Any]:
         from .summary import summarise
 
         return summarise(self, end, control)

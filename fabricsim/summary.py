@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.lb import FabricConstants
 
 from .metrics import jain, percentile
+
+if TYPE_CHECKING:  # run.py imports this module when a run ends
+    from controller.fabric.southbound import FabricController
+
+    from .network import Network
+    from .run import _Run
 
 __all__ = ["steady_rx_utilisation", "summarise"]
 
@@ -16,7 +22,7 @@ def _r(x: float, nd: int = 2) -> float:
     return round(float(x), nd)
 
 
-def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
+def summarise(run: _Run, end: int, control: FabricController) -> dict[str, Any]:
     cfg, net, topo = run.cfg, run.net, run.topo
     line = cfg.nic.line_rate_bps
     fcts, goodputs, slowdowns = [], [], []
@@ -59,12 +65,14 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             key = reasons.get(idx, f"reason_{idx}")
             drops[key] = drops.get(key, 0) + p
     pipeline_drops = sum(drops.values())
-    tm_drops = sum(pq.drops for s in net.switches.values() for pq in s.sw.tm.ports.values())
+    tm_drops = sum(s.sw.queue_drops() for s in net.switches.values())
     link_losses = sum(w.lost for w in net.wires.values())
     storm_drops = sum(s.storm_drops for s in net.switches.values())
     host_drops = sum(h.dropped for h in net.hosts.values())
     peaks = {
-        f"{s.name}:{p}": pq.peak for s in net.switches.values() for p, pq in s.sw.tm.ports.items()
+        f"{s.name}:{p}": peak
+        for s in net.switches.values()
+        for p, peak in s.sw.queue_peaks().items()
     }
     uplinks = _uplinks(run)
     echo = run.echo
@@ -134,9 +142,12 @@ def summarise(run: Any, end: int, control: Any) -> dict[str, Any]:
             / 1000
         ),
         "pfc_pause_us_by_node": {
-            n.name: _r(n.pause_ns / 1000)
-            for n in [*net.switches.values(), *net.hosts.values()]
-            if n.pause_ns
+            name: _r(ns / 1000)
+            for name, ns in [
+                *((s.name, s.pause_ns) for s in net.switches.values()),
+                *((h.name, h.pause_ns) for h in net.hosts.values()),
+            ]
+            if ns
         },
         "pfc_frames": sum(s.pfc_frames for s in net.switches.values()),
         "pfc_watchdog_trips": sum(len(s.tripped) for s in net.switches.values()),
@@ -185,7 +196,7 @@ def _occupancy(receivers: Any) -> dict[str, int]:
     return out
 
 
-def _int_hops(net: Any) -> tuple[list[int], int, int]:
+def _int_hops(net: Network) -> tuple[list[int], int, int]:
     """Per-hop latencies (ns, as fabric.p4 stamps them) from every INT report collected."""
     from controller.telemetry.int_report import ReportError, decode_report_frame
 
@@ -224,7 +235,7 @@ def steady_rx_utilisation(
     return out
 
 
-def _steady_rx(net: Any, by_dst: dict[str, list[Any]]) -> list[float]:
+def _steady_rx(net: Network, by_dst: dict[str, list[Any]]) -> list[float]:
     """Per receiving host (`by_dst`: its flows' start, end, bytes, one-way delay): its
     link's utilisation (bytes on the wire, headers included) from one round trip after
     its first flow's first packet can arrive (that flow's start plus three of its one-way
@@ -255,7 +266,7 @@ def _unloaded_ns(topo: Any) -> Any:
     return f
 
 
-def _uplinks(run: Any) -> dict[str, Any]:
+def _uplinks(run: _Run) -> dict[str, Any]:
     """Bytes on each leaf->upper-switch wire: balance per leaf, and time bins for plots."""
     topo, net = run.topo, run.net
     leaves = {h.switch for h in topo.hosts}

@@ -61,6 +61,7 @@ class SwitchNode:
         "on_report",
         "pipeline_runs",
         "_arrive",
+        "_ingress_occupancy",
         "_pfc_on",
     )
 
@@ -87,6 +88,7 @@ class SwitchNode:
         self.on_report: Callable[[bytes], None] | None = None
         sw.count_ingress = pfc.enabled
         self._arrive = sw.arrive  # bound once: every packet calls it
+        self._ingress_occupancy = sw.ingress_occupancy  # and this one with PFC
         self._pfc_on = pfc.enabled
         sw.set_output(self._send)
 
@@ -147,15 +149,15 @@ class SwitchNode:
 
     # ------------------------------------------------------------ PFC
     def _check_xoff(self, port: int) -> None:
-        occ = self.sw.tm.ingress_occupancy.get((port, PFC_PRIORITY), 0)
+        occ = self._ingress_occupancy(port, PFC_PRIORITY)
         if occ >= self.pfc.xoff and port not in self.upstream_paused:
             self.upstream_paused.add(port)
             self._send_pause(port, True)
 
     def _check_xon(self) -> None:
-        occ = self.sw.tm.ingress_occupancy
+        occ = self._ingress_occupancy
         for port in list(self.upstream_paused):
-            if occ.get((port, PFC_PRIORITY), 0) <= self.pfc.xon:
+            if occ(port, PFC_PRIORITY) <= self.pfc.xon:
                 self.upstream_paused.discard(port)
                 self._send_pause(port, False)
 
@@ -184,7 +186,7 @@ class SwitchNode:
         if port in self.tripped:
             return
         now = self.loop.clock.ns
-        self.sw.tm.pause(port, PFC_PRIORITY, on, now)
+        self.sw.pause(port, PFC_PRIORITY, on, now)
         if on:
             if port not in self.paused_since:
                 self.paused_since[port] = now
@@ -202,7 +204,7 @@ class SwitchNode:
 
     def occupy(self, port: int, until_ns: int) -> None:
         """Background traffic holds `port`'s egress until `until_ns` (a hot port)."""
-        self.sw.tm.occupy(port, until_ns)
+        self.sw.occupy(port, until_ns)
         self._reschedule()
 
     def _watchdog(self, arg: tuple[int, int]) -> None:
@@ -213,7 +215,7 @@ class SwitchNode:
         self.tripped.add(port)
         self._paused_for(port, now - since)
         del self.paused_since[port]
-        self.sw.tm.pause(port, PFC_PRIORITY, False, now)
+        self.sw.pause(port, PFC_PRIORITY, False, now)
         self._reschedule()
 
     def close_pauses(self, now: int) -> None:

@@ -202,9 +202,10 @@ def _eval(args: argparse.Namespace) -> int:
             faults=(fault,) if fault is not None else (),
         )
         r = simulate(topo, cfg)
-        d = diagnose(r)
+        record = r.to_dict()
+        d = diagnose(record)
         rank = hit_rank(d, fault) if fault is not None else None
-        vis = fault is not None and observable(r, fault)
+        vis = fault is not None and observable(record, fault)
         if fault is None:
             false_alarms += bool(d["suspects"])
         else:

@@ -28,16 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.fabric.control import STATE_FILE, ControlClient, ControlError, RunState
-from controller.lb import MODES as LB_MODES
-from controller.lb import SPRAY_KINDS
+from controller.lb import MODE_CHOICES
 
 from .common import CliError, CommandTree
 from .policy_args import add_policy_arguments, policy_from_args
 
 __all__ = ["register"]
-
-# the labels `GroupMode.parse` takes: a mode, or spray with its kind
-MODES = (*LB_MODES, *(f"spray_{kind}" for kind in SPRAY_KINDS))
 
 
 def register(sub: CommandTree) -> None:
@@ -83,7 +79,7 @@ def register(sub: CommandTree) -> None:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("set-lb", help="switch next-hop groups to another load-balancing mode")
-    p.add_argument("mode", choices=MODES)
+    p.add_argument("mode", choices=MODE_CHOICES)
     p.add_argument("--group", type=int, metavar="G", help="only group G (default: every group)")
     p.add_argument("--gap-us", type=int, metavar="US", help="flowlet gap (flowlet mode)")
     p.set_defaults(func=cmd_set_lb)

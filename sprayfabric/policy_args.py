@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from controller.lb import Policy, PolicyFlags, policy_with_flags
+from controller.lb import MODE_LABELS, Policy, PolicyFlags, policy_with_flags
 
 __all__ = ["add_policy_arguments", "policy_flags", "policy_from_args"]
 
@@ -13,9 +13,7 @@ __all__ = ["add_policy_arguments", "policy_flags", "policy_from_args"]
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("load-balancing policy")
     g.add_argument("--policy", metavar="FILE", help="policy YAML (docs/policy.md)")
-    g.add_argument(
-        "--lb-mode", metavar="MODE", help="ecmp, flowlet, spray, spray_round_robin, adaptive"
-    )
+    g.add_argument("--lb-mode", metavar="MODE", help=", ".join(MODE_LABELS))
     g.add_argument("--flowlet-gap-us", type=int, metavar="N")
     ecn = g.add_mutually_exclusive_group()
     ecn.add_argument("--ecn-step", type=int, metavar="K", help="DCTCP marking above K packets")

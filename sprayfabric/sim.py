@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.lb import MODE_CHOICES, MODE_LABELS
+
 from .common import CliError, CommandTree, checked, output
 
 __all__ = ["parse_fail_link", "parse_time_ns", "register"]
@@ -25,7 +27,6 @@ WORKLOADS = (
     "allreduce",
     "alltoall",
 )
-MODES = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
 RECEIVERS = ("tolerant", "selective", "go_back_n", "in_order")
 TRANSPORTS = ("dcqcn", "dctcp", "hpcc", "ndp", "none")
 
@@ -212,7 +213,7 @@ def register(sub: CommandTree) -> None:
         help="allreduce/alltoall: bytes each flow (chunk) carries, instead of --flow-bytes "
         "as the whole buffer; the JSON then has the job record `sprayfabric job-report` reads",
     )
-    p.add_argument("--mode", choices=MODES, default="ecmp")
+    p.add_argument("--mode", choices=MODE_CHOICES, default="ecmp")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--load",
@@ -249,7 +250,7 @@ def register(sub: CommandTree) -> None:
         "process pool, or on an existing Dask distributed cluster with --scheduler.",
     )
     _common(s)
-    s.add_argument("--modes", type=_csv(str, MODES), default=list(MODES))
+    s.add_argument("--modes", type=_csv(str, MODE_CHOICES), default=list(MODE_LABELS))
     s.add_argument("--workloads", type=_csv(str, WORKLOADS), default=["permutation"])
     s.add_argument("--seeds", type=_csv(int), default=[1])
     s.add_argument(
@@ -304,7 +305,6 @@ def _load(path: str) -> Any:
 
 
 def _sim(args: argparse.Namespace) -> int:
-    from fabricsim.demo import COLUMNS
     from fabricsim.run import simulate
 
     topo = _load(args.topology)
@@ -334,14 +334,13 @@ def _sim(args: argparse.Namespace) -> int:
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:
         with output(args.json) as f:
-            json.dump(r, f, indent=1)
+            json.dump(r.to_dict(), f, indent=1)
     if args.json != "-":
         print(
-            f"{cfg.label()} on {topo.name}: {r['flows_completed']}/{r['config']['flows']} flows "
-            f"in {r['sim_time_us']} us simulated, {r['packet_hops']} packet-hops, {r['wall_s']} s"
+            f"{cfg.label()} on {topo.name}: {r.flows_completed}/{r.flows} flows "
+            f"in {r.sim_time_us} us simulated, {r.packet_hops} packet-hops, {r.wall_s} s"
         )
-        for key, label, fmt in COLUMNS:
-            print(f"  {label:<8} {fmt.format(r[key])}")
+        print("\n".join(r.column_lines()))
         print(f"  pause_us {r['pfc_pause_us']}")
         if "job" in r:  # a collective
             where = args.json or "RUN.json (with --json)"
@@ -351,14 +350,13 @@ def _sim(args: argparse.Namespace) -> int:
 
         d = Path(args.plots)
         d.mkdir(parents=True, exist_ok=True)
-        plot_queues({args.mode: r}, cfg.label(), d / "queues.png")
-        plot_uplinks(r, cfg.nic.line_rate_bps, cfg.label(), d / "uplinks.png")
+        plot_queues({args.mode: r.to_dict()}, cfg.label(), d / "queues.png")
+        plot_uplinks(r.to_dict(), cfg.nic.line_rate_bps, cfg.label(), d / "uplinks.png")
         print(f"plots in {d}")
     return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from fabricsim.demo import SUMMARY_KEYS
     from fabricsim.jobs import Job, run_jobs
 
     _load(args.topology)  # errors before any worker starts
@@ -382,7 +380,7 @@ def _sweep(args: argparse.Namespace) -> int:
             "load": None if k[3] == "-" else float(k[3]),
             "size_mix": args.size_mix if k[0] == "poisson" else None,
         }
-        | {key: r[key] for key in (*SUMMARY_KEYS, "pfc_pause_us")}
+        | r.summary("pfc_pause_us")
         for k, r in sorted(results.items())
     ]
     with output(args.output) as f:

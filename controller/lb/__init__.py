@@ -16,6 +16,9 @@ from .flags import PolicyFlags, policy_with_flags
 from .intent import NextHop, PortRole, RouteGroup, SwitchIntent
 from .policy import (
     INT_INSTRUCTIONS,
+    MODE_ALIASES,
+    MODE_CHOICES,
+    MODE_LABELS,
     MODES,
     SPRAY_KINDS,
     Cnp,
@@ -25,9 +28,11 @@ from .policy import (
     IntCollector,
     IntPolicy,
     IntWatch,
+    ModeLabel,
     Policy,
     Trim,
     instruction_bitmap,
+    mode_label,
 )
 from .policy_file import PolicyError, check_policy, load_policy, parse_policy
 from .wcmp import interleave, slot_counts, slots
@@ -36,6 +41,9 @@ __all__ = [
     "DEFAULT_P4SRC",
     "INT_INSTRUCTIONS",
     "MODES",
+    "MODE_ALIASES",
+    "MODE_CHOICES",
+    "MODE_LABELS",
     "SPRAY_KINDS",
     "Cnp",
     "EcnRed",
@@ -47,6 +55,7 @@ __all__ = [
     "IntCollector",
     "IntPolicy",
     "IntWatch",
+    "ModeLabel",
     "NextHop",
     "Policy",
     "PolicyError",
@@ -59,6 +68,7 @@ __all__ = [
     "instruction_bitmap",
     "interleave",
     "load_policy",
+    "mode_label",
     "p4_constants",
     "parse_policy",
     "policy_with_flags",

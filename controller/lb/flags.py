@@ -3,7 +3,7 @@ overrides its part of it. The `sprayfabric` subcommands that program a fabric (`
 `lb set`) and mininet/run.py parse the flags (sprayfabric.policy_args) into `PolicyFlags`:
 
     --policy FILE                  a policy YAML (docs/policy.md)
-    --lb-mode MODE                 ecmp | flowlet | spray | spray_round_robin | adaptive
+    --lb-mode MODE                 a group-mode label (MODE_CHOICES in policy.py)
     --flowlet-gap-us N
     --ecn-step K | --ecn-red KMIN,KMAX,PMAX
     --trim THRESHOLD[,DSCP[,PRIORITY]]

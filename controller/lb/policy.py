@@ -17,6 +17,9 @@ from typing import Literal
 __all__ = [
     "INT_INSTRUCTIONS",
     "MODES",
+    "MODE_ALIASES",
+    "MODE_CHOICES",
+    "MODE_LABELS",
     "SPRAY_KINDS",
     "Cnp",
     "EcnRed",
@@ -27,13 +30,26 @@ __all__ = [
     "IntWatch",
     "Policy",
     "Trim",
+    "ModeLabel",
     "instruction_bitmap",
+    "mode_label",
 ]
 
 Mode = Literal["ecmp", "flowlet", "spray", "adaptive"]
 SprayKind = Literal["random", "round_robin"]
 MODES: tuple[Mode, ...] = ("ecmp", "flowlet", "spray", "adaptive")
 SPRAY_KINDS: tuple[SprayKind, ...] = ("random", "round_robin")
+
+# The one list of group-mode labels that commands (`lb set`, `sim run --mode`, `sim sweep
+# --modes`, `--lb-mode`), policy files and the simulator's `SimConfig.mode` take: one label
+# per mode a group can be in, in the order help texts list them. `GroupMode.parse` turns a
+# label into a GroupMode, `mode_label` a GroupMode back into its label.
+ModeLabel = Literal["ecmp", "flowlet", "spray", "spray_round_robin", "adaptive", "spray_random"]
+MODE_LABELS: tuple[ModeLabel, ...] = ("ecmp", "flowlet", "spray", "spray_round_robin", "adaptive")
+# other spellings of the same modes, accepted as well: `spray` is random spraying
+MODE_ALIASES: Mapping[ModeLabel, ModeLabel] = MappingProxyType({"spray_random": "spray"})
+# what a command line accepts: the labels, then their aliases
+MODE_CHOICES: tuple[ModeLabel, ...] = (*MODE_LABELS, *MODE_ALIASES)
 
 # INT-MD instruction bits (bit 0 is the most significant of the 16-bit bitmap; INT v2.1
 # section 5.8; docs/fabric.md lists what fabric.p4 pushes for each)
@@ -98,6 +114,14 @@ class GroupMode:
         if t.startswith("spray_"):
             return cls("spray", gap_us, t.removeprefix("spray_"))  # type: ignore[arg-type]
         return cls(t, gap_us)  # type: ignore[arg-type]
+
+
+def mode_label(mode: GroupMode) -> ModeLabel:
+    """The MODE_LABELS label of `mode` (its gap aside): `GroupMode.parse`'s inverse, up to
+    aliases (random spraying is `spray`)."""
+    if mode.mode == "spray":
+        return "spray" if mode.spray == "random" else "spray_round_robin"
+    return mode.mode
 
 
 @dataclass(slots=True, frozen=True)

@@ -125,7 +125,7 @@ def run_task(task: RunTask) -> dict[str, Any]:
     topo = load_spec(task.topology)
     nets: list[Network] = []
     r = simulate(topo, task.config, program=fabric_program(), on_network=nets.append)
-    figures = task.measure(r, nets[0], task.config)
+    figures = task.measure(r.to_dict(), nets[0], task.config)
     return {
         "figures": {k: round(float(v), 4) for k, v in figures.items()},
         "packet_hops": r["packet_hops"],

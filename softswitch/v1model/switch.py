@@ -485,6 +485,48 @@ class Switch:
         """On an external clock: when (ns) the next packet leaves a queue (None: none)."""
         return self.tm.next_time()
 
+    # ------------------------------------------------------------ queues, for a simulator
+    # `arrive`, `wake` and `next_event_ns` above, with these, are all an owner that runs
+    # the clock (fabricsim) needs of the traffic manager; times are clock ticks (ns on an
+    # external clock)
+    def set_port_rate(self, port: int, bps: float) -> None:
+        """`port` sends at `bps` (the wire behind it): its packets queue at that rate."""
+        self.tm.set_rate(port=port, bps=bps)
+
+    def set_queue_depth(self, depth: int) -> None:
+        """Every egress queue (also of ports used later) holds `depth` packets."""
+        self.tm.set_depth(depth)
+
+    def ingress_occupancy(self, port: int, priority: int = 0) -> int:
+        """Packets queued (toward any port) that came in on `port` at `priority`; counted
+        while `count_ingress` is set (PFC reads it)."""
+        return self.tm.ingress_occupancy.get((port, priority), 0)
+
+    def pause(self, port: int, priority: int, paused: bool, now: float) -> None:
+        """PFC: stop (or from `now` resume) serving `priority` on egress `port`."""
+        self.tm.pause(port, priority, paused, now)
+
+    def occupy(self, port: int, until: float) -> None:
+        """Egress `port` is busy with traffic not queued here until `until`."""
+        self.tm.occupy(port, until)
+
+    def queue_lengths(self) -> list[int]:
+        """The packets in each egress queue: each port in the order first used, each
+        priority in order."""
+        return [len(q) for pq in self.tm.ports.values() for q in pq.queues]
+
+    def port_queue_lengths(self) -> dict[int, int]:
+        """Egress port -> packets queued there (every priority), ports in first-use order."""
+        return {p: sum(len(q) for q in pq.queues) for p, pq in self.tm.ports.items()}
+
+    def queue_peaks(self) -> dict[int, int]:
+        """Egress port -> the longest any of its queues has been (packets)."""
+        return {p: pq.peak for p, pq in self.tm.ports.items()}
+
+    def queue_drops(self) -> int:
+        """Packets the egress queues dropped, full (tail drop)."""
+        return sum(pq.drops for pq in self.tm.ports.values())
+
     def serve(self) -> list[Output]:
         """Serve every packet due by the clock's current time; return what was sent since
         the last call (on an external clock, the owner's way to run the queues)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,12 +128,34 @@ def test_sweep_runs_the_grid_on_a_process_pool(tmp_path: Path) -> None:
     assert all(r["flows_completed"] > 0 for r in rows)
 
 
+def _action(noun: str, verb: str, dest: str) -> Any:
+    """The argparse action of `dest` in the command `sprayfabric NOUN VERB`."""
+    from sprayfabric.cli import build_parser
+
+    parser: Any = build_parser()
+    for word in (noun, verb):
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[word]
+    (action,) = [a for a in parser._actions if a.dest == dest]
+    return action
+
+
+def test_every_mode_command_takes_controller_lbs_one_list() -> None:
+    import fabricsim
+    from controller.lb import MODE_CHOICES, MODE_LABELS
+
+    # `sim run --mode` and `lb set` take the same labels: the list, then its aliases
+    assert tuple(_action("sim", "run", "mode").choices) == MODE_CHOICES
+    assert tuple(_action("lb", "set", "mode").choices) == MODE_CHOICES
+    assert tuple(_action("sim", "sweep", "modes").default) == MODE_LABELS == fabricsim.MODES
+    assert "spray_random" in MODE_CHOICES  # `lb set` took it before `sim run` did
+
+
 def test_cli_choices_are_the_simulators() -> None:
     # the CLI keeps its own copies so that parsing does not import the simulator
     import fabricsim
     from sprayfabric import sim
 
-    assert sim.MODES == fabricsim.MODES
     assert tuple(fabricsim.WORKLOADS) == sim.WORKLOADS
     assert fabricsim.run.RECEIVERS + tuple(fabricsim.run.RECEIVER_ALIASES) == sim.RECEIVERS
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from controller.lb import MODE_CHOICES, GroupMode
 from fabricsim.network import NetParams
 from fabricsim.run import SimConfig
 from fabricsim.switchnode import PfcParams
@@ -52,3 +53,10 @@ def test_incast_takes_up_to_every_other_leafs_host_and_no_more() -> None:
     assert len(make_workload("incast", hosts, 1000, seed=7, leaf_of=leaf_of, fan_in=3)) == 3
     with pytest.raises(ValueError, match="incast fan-in 5: only 4 hosts can send to h"):
         make_workload("incast", hosts, 1000, seed=7, leaf_of=leaf_of, fan_in=5)
+
+
+@pytest.mark.parametrize("label", MODE_CHOICES)
+def test_every_mode_label_is_resolved_once_into_a_group_mode(label: str) -> None:
+    cfg = SimConfig(mode=label, flowlet_gap_us=7)  # type: ignore[arg-type]
+    assert cfg.group_mode == GroupMode.parse(label, gap_us=7)
+    assert replace(cfg, flowlet_gap_us=9).group_mode == GroupMode.parse(label, gap_us=9)

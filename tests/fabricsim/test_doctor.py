@@ -29,7 +29,7 @@ def _run(topo, *faults: str):  # type: ignore[no-untyped-def]
         time_limit_ns=500_000,
         faults=tuple(parse_fault(f) for f in faults),
     )
-    return simulate(topo, cfg)
+    return simulate(topo, cfg).to_dict()
 
 
 def test_healthy_run_has_no_suspect(topo) -> None:  # type: ignore[no-untyped-def]

@@ -60,7 +60,7 @@ def run() -> dict[str, Any]:
         time_limit_ns=300_000,
         faults=(parse_fault("loss:leaf2-spine1,0.2@0"),),
     )
-    return simulate(load_topology(TOPO), cfg)
+    return simulate(load_topology(TOPO), cfg).to_dict()
 
 
 def test_page_draws_the_fault(run: dict[str, Any]) -> None:

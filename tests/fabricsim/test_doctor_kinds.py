@@ -31,7 +31,7 @@ def _run(topo: Any, *faults: str, limit_ns: int = 300_000) -> dict[str, Any]:
         time_limit_ns=limit_ns,
         faults=tuple(parse_fault(f) for f in faults),
     )
-    return simulate(topo, cfg)
+    return simulate(topo, cfg).to_dict()
 
 
 def _port(r: dict[str, Any], switch: str, peer: str) -> dict[str, Any]:
