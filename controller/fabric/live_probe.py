@@ -50,6 +50,9 @@ OP_PROBE = 0x64  # a BTH opcode no RoCE traffic of the fabric uses (fabricsim's 
 PROBE_BYTES = 128
 LIVE_SLOW_NS = 1_500_000  # 1.5 ms above the pair's fastest path: a slow link, not jitter
 LIVE_QUEUED_NS = 3_000_000  # median latency above the best path's median: a standing queue
+# A loaded machine delays every path at random, not one link's: both thresholds grow to
+# NOISE_FACTOR times the paths' median jitter (latency_noise) when that is larger
+NOISE_FACTOR = 4
 MAX_TRACES = 32  # traced 5-tuples per run at most
 TRACE_WAIT_S = 0.15
 MAX_TTL = 8
@@ -267,6 +270,7 @@ class LiveProber:
                 unknown += got is not None  # delivered, yet no INT report named its path
             matrix.add(src, dst, path, partial, sport, None if got is None else got - sent)
         probes = matrix.rows()
+        noise = latency_noise(probes)
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []
@@ -292,8 +296,9 @@ class LiveProber:
                 "trace_steps": self.traces,
                 "delivered_without_path": unknown,
             },
-            "slow_ns": LIVE_SLOW_NS,
-            "queued_ns": LIVE_QUEUED_NS,
+            "slow_ns": max(LIVE_SLOW_NS, NOISE_FACTOR * noise),
+            "queued_ns": max(LIVE_QUEUED_NS, NOISE_FACTOR * noise),
+            "latency_noise_ns": noise,
             "probes": sorted(probes, key=lambda a: (a["src"], a["dst"], a["path"])),
             "host_ips": {h.name: h.ip for h in topo.hosts},
             "topology": {
@@ -307,6 +312,19 @@ class LiveProber:
                 for f in faults
             ],
         }
+
+
+def latency_noise(probes: list[dict[str, Any]]) -> int:
+    """The jitter of a path when nothing is wrong, on this machine now: the median over
+    every path of its median latency above its own minimum. A slow link adds a constant
+    to the latencies of the paths crossing it (a minority of the rows), a loaded machine
+    spreads every path's."""
+    spread = sorted(
+        a["lat_ns"]["p50"] - a["lat_ns"]["min"]
+        for a in probes
+        if a.get("lat_ns") and not a.get("partial")
+    )
+    return spread[len(spread) // 2] if spread else 0
 
 
 def _group_modes(policy: Any) -> set[str]:

@@ -211,3 +211,28 @@ def test_fault_commands_need_a_running_fabric(
     assert "no running fabric here" in capsys.readouterr().err
     assert sprayfabric(["fault", "clear"]) == 1
     assert "give a fault id or --all" in capsys.readouterr().err
+
+
+def _row(src: str, dst: str, spine: str, low: int, mid: int) -> dict[str, Any]:
+    return {
+        "src": src,
+        "dst": dst,
+        "path": [src, "leaf", spine, "leaf", dst],
+        "partial": False,
+        "lat_ns": {"min": low, "p50": mid, "p99": mid, "max": mid},
+    }
+
+
+def test_latency_thresholds_grow_with_the_machines_jitter() -> None:
+    """A slow link shifts its paths' latencies (their spread stays small): the median
+    jitter, and so the thresholds, stay the idle ones. A loaded machine spreads every
+    path's latencies: the thresholds grow so that jitter is not read as a slow link."""
+    from controller.fabric.live_probe import LIVE_SLOW_NS, NOISE_FACTOR, latency_noise
+
+    idle = [_row("h1", "h2", s, 700_000, 750_000) for s in ("spine1", "spine2")]
+    slow = [*idle, _row("h1", "h3", "spine1", 4_700_000, 4_760_000)]
+    assert latency_noise(slow) == 50_000
+    assert NOISE_FACTOR * latency_noise(slow) < LIVE_SLOW_NS  # the fixed figure holds
+    loaded = [_row("h1", f"h{i}", "spine1", 700_000, 1_500_000) for i in range(2, 6)]
+    assert latency_noise(loaded) == 800_000
+    assert latency_noise([{**r, "partial": True} for r in loaded]) == 0
