@@ -14,6 +14,7 @@ from controller.fabric import FabricSessions, Pipeline, plan
 from controller.fabric.readback import DesiredIndex, ReadKeys
 from controller.fabric.reconcile import Plan, wildcards
 from controller.p4info import P4Schema
+from controller.p4rt import config_cookie
 from p4rt_proto import p4runtime_pb2 as p4r
 
 from .conftest import LocalSwitch
@@ -130,3 +131,13 @@ def test_reconcile_finds_and_fixes_a_changed_entry(
         assert again.changed == 0 and again.writes == 0
     finally:
         fab.close()
+
+
+def test_pipeline_cookie_is_hashed_once_and_not_compared(fabric_pipeline: Pipeline) -> None:
+    cookie = fabric_pipeline.cookie
+    assert cookie == config_cookie(fabric_pipeline.p4info, fabric_pipeline.device_config)
+    assert fabric_pipeline.cookie is cookie
+    same = Pipeline(fabric_pipeline.p4info, fabric_pipeline.device_config)
+    assert same == fabric_pipeline and same.cookie == cookie
+    other = dataclasses.replace(fabric_pipeline, device_config=b"another")
+    assert other.cookie == config_cookie(other.p4info, b"another") != cookie
