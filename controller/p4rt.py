@@ -251,16 +251,21 @@ class P4RuntimeSession:
             c.cookie.cookie if c.HasField("cookie") else None,
         )
 
-    def ensure_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> bool:
+    def ensure_pipeline(
+        self, p4info: p4info_pb2.P4Info, device_config: bytes, *, cookie: int | None = None
+    ) -> bool:
         """Push the pipeline unless the switch already runs it (same cookie); True if it
-        was pushed. Entities written earlier survive when it was not."""
-        want = config_cookie(p4info, device_config)
+        was pushed. Entities written earlier survive when it was not. `cookie`: the
+        pipeline's `config_cookie`, when the caller has it (a controller that checks many
+        switches hashes its pipeline once)."""
+        want = cookie if cookie is not None else config_cookie(p4info, device_config)
         try:
             have = self.get_pipeline("COOKIE_ONLY").cookie
         except P4RuntimeError:
             have = None
         if have == want:
-            self._schema = P4Schema(p4info)
+            if self._schema is None or self._schema.p4info is not p4info:
+                self._schema = P4Schema(p4info)
             return False
         self.set_pipeline(p4info, device_config, cookie=want)
         return True
@@ -387,13 +392,18 @@ class P4RuntimeSession:
     # ------------------------------------------------------------ Read
     def read(self, *entities: Entity) -> Iterator[Entity]:
         """Everything matching the (wildcard) `entities`, decoded."""
+        for ent in self.read_messages(*entities):
+            yield codec.decode_entity(self.schema, ent)
+
+    def read_messages(self, *entities: Entity) -> Iterator[p4r.Entity]:
+        """Everything matching the (wildcard) `entities`, as the switch sent it (`read`
+        without the decoding: for a caller that compares encodings)."""
         req = p4r.ReadRequest(device_id=self.device_id)
         for e in entities:
             req.entities.append(codec.encode_entity(self.schema, e))
         try:
             for resp in self._stub_call("Read")(req, timeout=self.rpc_timeout):
-                for ent in resp.entities:
-                    yield codec.decode_entity(self.schema, ent)
+                yield from resp.entities
         except grpc.RpcError as e:
             errors = element_errors(e)
             if errors is None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from ..entities import Entity, PacketIn
 from ..p4info import P4Schema
 from .pool import WorkerPool
+from .readback import ReadKeys
 from .switch import ManagedSwitch, Pipeline, SwitchTarget, SyncResult
 
 __all__ = ["FabricSessions", "RestoreEvent"]
@@ -65,19 +66,23 @@ class FabricSessions:
         table_order: Sequence[str] = (),
     ) -> None:
         self.switches: dict[str, ManagedSwitch] = {}
-        schemas: dict[int, P4Schema] = {}  # one per pipeline: the encoders of its switches too
+        # one schema per pipeline: the encoders of its switches too; and one memo of the
+        # encodings their syncs compare read-backs with
+        schemas: dict[int, tuple[P4Schema, ReadKeys]] = {}
         for t in targets:
             pipe = pipeline if isinstance(pipeline, Pipeline) else pipeline[t.name]
-            schema = schemas.get(id(pipe))
-            if schema is None:
-                schema = schemas[id(pipe)] = P4Schema(pipe.p4info)
+            got = schemas.get(id(pipe))
+            if got is None:
+                schema = P4Schema(pipe.p4info)
+                got = schemas[id(pipe)] = (schema, ReadKeys(schema))
             self.switches[t.name] = ManagedSwitch(
                 t,
                 pipe,
                 election_id=election_id,
                 batch_size=batch_size,
                 table_order=table_order,
-                schema=schema,
+                schema=got[0],
+                read_keys=got[1],
             )
         self.pool = WorkerPool(workers)
         self.events: deque[RestoreEvent] = deque(maxlen=1000)

@@ -31,11 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from p4rt_proto import p4info_pb2
+from p4rt_proto import p4runtime_pb2 as p4r
 
+from .. import codec
 from ..entities import Entity, TableEntry
 from ..errors import P4RuntimeError
 from ..p4info import P4Schema
 from ..p4rt import P4RuntimeSession, config_cookie
+from .readback import DesiredIndex, ReadKeys
 from .reconcile import Plan, plan, wildcards
 
 __all__ = ["ManagedSwitch", "Pipeline", "SwitchTarget", "SyncResult"]
@@ -58,10 +61,15 @@ class Pipeline:
 
     p4info: p4info_pb2.P4Info
     device_config: bytes
+    # the cookie, hashed at its first use (every sync of every switch asks for it)
+    _cookie: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def cookie(self) -> int:
-        return config_cookie(self.p4info, self.device_config)
+        if self._cookie is None:
+            object.__setattr__(self, "_cookie", config_cookie(self.p4info, self.device_config))
+        assert self._cookie is not None
+        return self._cookie
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +112,7 @@ class ManagedSwitch:
         table_order: Sequence[str] = (),
         rpc_timeout: float = 30.0,
         schema: P4Schema | None = None,
+        read_keys: ReadKeys | None = None,
     ) -> None:
         self.target = target
         self.pipeline = pipeline
@@ -112,6 +121,8 @@ class ManagedSwitch:
         self.rpc_timeout = rpc_timeout
         # one schema per pipeline can serve many switches (their encoders are then shared)
         self.schema = schema if schema is not None else P4Schema(pipeline.p4info)
+        # and so can the memo of encodings a sync compares the read-back with
+        self.read_keys = read_keys if read_keys is not None else ReadKeys(self.schema)
         names = [t.name for t in self.schema.tables]
         self.managed_tables: list[str] = (
             [self.schema.table(t).name for t in managed_tables]
@@ -127,6 +138,7 @@ class ManagedSwitch:
         )
         self.table_order = [self.schema.table(t).name for t in table_order]
         self.desired: list[Entity] = []
+        self._index: DesiredIndex | None = None  # of `desired`, made by the first sync
         # what this controller last wrote and the switch holds, None: not known (see update)
         self.written: list[Entity] | None = None
         self.lock = threading.RLock()
@@ -176,13 +188,25 @@ class ManagedSwitch:
     def read_managed(self) -> list[Entity]:
         """Everything the switch holds of what the controller manages."""
         s = self.connect()
-        out = list(s.read(*wildcards(self.managed_tables, self.profiles)))
         defaults = sorted(
             {e.table for e in self.desired if isinstance(e, TableEntry) and e.is_default}
         )
-        if defaults:
-            out += s.read(*(TableEntry(t, is_default=True) for t in defaults))
-        return out
+        return [codec.decode_entity(s.schema, m) for m in self._read_messages(s, defaults)]
+
+    def _read_messages(self, s: P4RuntimeSession, defaults: Sequence[str]) -> list[p4r.Entity]:
+        """One Read of the managed entities (wildcards) and the default entries of the
+        tables `defaults`, as the switch sent them."""
+        queries = wildcards(self.managed_tables, self.profiles)
+        queries += [TableEntry(t, is_default=True) for t in defaults]
+        return list(s.read_messages(*queries))
+
+    def _desired_index(self) -> DesiredIndex:
+        """The index of `desired` (made again when `desired` was replaced: `set_desired`
+        and `update` replace the list, never change it)."""
+        index = self._index
+        if index is None or index.desired is not self.desired or index.size != len(self.desired):
+            index = self._index = DesiredIndex(self.desired, self.read_keys)
+        return index
 
     def plan(self) -> Plan:
         with self.lock:
@@ -194,9 +218,12 @@ class ManagedSwitch:
         with self.lock:
             s = self.connect(connect_timeout)
             self.written = None
-            pushed = s.ensure_pipeline(self.pipeline.p4info, self.pipeline.device_config)
-            actual = self.read_managed()
-            p = plan(self.desired, actual)
+            pushed = s.ensure_pipeline(
+                self.pipeline.p4info, self.pipeline.device_config, cookie=self.pipeline.cookie
+            )
+            index = self._desired_index()
+            actual = self._read_messages(s, index.defaults)
+            p = index.plan(actual, lambda m: codec.decode_entity(s.schema, m))
             writes = self._write(s, p)
             self.written = list(self.desired)
             res = self._record(p, pushed, writes, len(actual), t0)
