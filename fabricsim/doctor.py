@@ -31,13 +31,19 @@ runs of the simulator do), suspects from them come first: a port paused for most
 run (a PFC storm, traced to the peer that is not paused itself), carrier transitions (a
 flapping link), a group whose probe 5-tuples favour one member (a WCMP skew); each link
 suspect of the votes gets a cause (loss, slow, or hot-port when the egress toward it
-holds a standing queue). See doctor_counters.py, doctor_groups.py and docs/doctor.md.
+holds a standing queue). When the run has the fabric's drop and queue reports (its
+"alerts", `sim run --reports`), a switch reporting drops by its tables toward a prefix is
+a blackhole suspect before the votes' links, a link whose egress queue reports stand out
+against the fabric's goes first among the links, and every suspect's evidence names the
+reports at its place. See doctor_counters.py, doctor_groups.py, doctor_reports.py and
+docs/doctor.md.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
+from collections.abc import Callable
 from statistics import median
 from typing import Any
 
@@ -81,8 +87,9 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         else:
             reported.append(s)
     out["suspects"] = first + reported + votes
+    cited = {id(s) for s in reported}  # their evidence is the reports already
     for s in out["suspects"]:
-        if s not in reported:
+        if id(s) not in cited:
             s["evidence"] += report_text(run, s)
     alerts = run.get("alerts")
     if alerts is not None:
@@ -264,7 +271,7 @@ def _loss_via(probes: list[dict[str, Any]], sw: str, net: str, net_of: Any) -> f
     return sum(a["sent"] - a["received"] for a in via) / sent if sent else 0.0
 
 
-def _net_of_ip(run: dict[str, Any], prefixes: dict[str, str] | None) -> Any:
+def _net_of_ip(run: dict[str, Any], prefixes: dict[str, str] | None) -> Callable[[str], str]:
     """Address -> its prefix: the host's in `prefixes`, else its /24."""
     by_ip = {ip: (prefixes or {}).get(h) for h, ip in run.get("host_ips", {}).items()}
     return lambda ip: by_ip.get(ip) or slash24(ip)

@@ -20,7 +20,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["blackhole_suspects", "hot_by_reports", "report_text"]
+__all__ = ["blackhole_suspects", "hot_by_reports", "report_text", "slash24"]
 
 BLACKHOLE_REASONS = ("ROUTE_BLACKHOLE", "NO_ROUTE")  # a switch's tables send it nowhere
 MIN_DROP_REPORTS = 2  # fewer drop reports at a switch are noise
