@@ -3,7 +3,8 @@ what `sprayfabric up` runs) writing through the in-process southbound, one softs
 P4Runtime entity store per simulated switch (`controller.fabric.southbound.StoreSouthbound`).
 
 What is the simulator's own here: the stores, and where each leaf's INT reports go (its
-port toward the collector; the source address 10.254.X.Y from its device id).
+port toward the collector; the source address 10.254.X.Y from its device id); with drop
+or queue reports on, every switch has such a port.
 """
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ def fabric_controller(
 
     def reports(name: str) -> ReportRoute:
         col = policy.int_md.collector if policy.int_md is not None else None
-        if col is None or collector_port is None or not topo.hosts_of(name):
+        if col is None or collector_port is None:
+            return ReportRoute()
+        # INT reports leave the sinks (the leaves); drop and queue reports every switch,
+        # each with its own (unwired) port toward the collector
+        alerts = col.drop_report_gap_us or col.queue_report_threshold
+        if not topo.hosts_of(name) and not alerts:
             return ReportRoute()
         dev = topo.switch(name).device_id
         return ReportRoute(f"10.254.{dev >> 8 & 255}.{dev & 255}", collector_port, col.mac)

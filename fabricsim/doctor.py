@@ -31,18 +31,25 @@ runs of the simulator do), suspects from them come first: a port paused for most
 run (a PFC storm, traced to the peer that is not paused itself), carrier transitions (a
 flapping link), a group whose probe 5-tuples favour one member (a WCMP skew); each link
 suspect of the votes gets a cause (loss, slow, or hot-port when the egress toward it
-holds a standing queue). See doctor_counters.py, doctor_groups.py and docs/doctor.md.
+holds a standing queue). When the run has the fabric's drop and queue reports (its
+"alerts", `sim run --reports`), a switch reporting drops by its tables toward a prefix is
+a blackhole suspect before the votes' links, a link whose egress queue reports stand out
+against the fabric's goes first among the links, and every suspect's evidence names the
+reports at its place. See doctor_counters.py, doctor_groups.py, doctor_reports.py and
+docs/doctor.md.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
+from collections.abc import Callable
 from statistics import median
 from typing import Any
 
 from .doctor_counters import flap_suspects, hot_queue, storm_suspects
 from .doctor_groups import skew_suspects
+from .doctor_reports import blackhole_suspects, hot_by_reports, report_text, slash24
 
 __all__ = ["LINK_SHARE", "MIN_BAD", "diagnose", "format_report"]
 
@@ -69,7 +76,29 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
     first = storm_suspects(run) + flap_suspects(run) + skew_suspects(run)
     flapped = [set(s["link"]) for s in first if s.get("cause") == "flap"]
     votes = [s for s in votes if not (s["kind"] == "link" and set(s["link"]) in flapped)]
-    out["suspects"] = first + votes
+    # a switch that reports dropping toward a prefix by its tables: before the votes' links
+    voted = {s["where"]: s for s in votes if s["kind"] == "switch"}
+    reported = []
+    for s in blackhole_suspects(run, _net_of_ip(run, prefixes)):
+        if s["where"] in voted:
+            v = voted[s["where"]]
+            v["confidence"] = max(v["confidence"], s["confidence"])
+            v["drop_reports"] = s["drop_reports"]
+        else:
+            reported.append(s)
+    out["suspects"] = first + reported + votes
+    cited = {id(s) for s in reported}  # their evidence is the reports already
+    for s in out["suspects"]:
+        if id(s) not in cited:
+            s["evidence"] += report_text(run, s)
+    alerts = run.get("alerts")
+    if alerts is not None:
+        rows = alerts.get("reports", [])
+        out["reports"] = {
+            "drop": sum(r["count"] for r in rows if r["type"] == "drop"),
+            "queue": sum(r["count"] for r in rows if r["type"] == "queue"),
+            "gap_us": alerts.get("drop_gap_us"),
+        }
     if out["suspects"]:
         top = out["suspects"][0]
         out["verdict"] = f"{top['kind']} {top['where']} ({top['cause']})"
@@ -198,12 +227,23 @@ def _probe_diagnosis(run: dict[str, Any], prefixes: dict[str, str] | None) -> di
             }
         )
     # a standing queue at a suspect link's egress explains its probes' latency: that link
-    # goes first among the links (at most one port can be hot, see hot_queue)
+    # goes first among the links (at most one port can be hot, see hot_queue); so does a
+    # delayed link whose egress queue reports stand out against the fabric's
     on_links = [x for x in suspects if x["kind"] == "link"]
-    on_links.sort(key=lambda x: x["cause"] != "hot-port")
+    on_links.sort(
+        key=lambda x: (
+            x["cause"] != "hot-port",
+            x["cause"] == "loss" or not _reported_hot(run, x),
+        )
+    )
     out["suspects"] = [x for x in suspects if x["kind"] != "link"] + on_links
     out["verdict"] = f"{suspects[0]['kind']} {suspects[0]['where']}"
     return out
+
+
+def _reported_hot(run: dict[str, Any], s: dict[str, Any]) -> bool:
+    a, b = s["link"]
+    return hot_by_reports(run, a, b)
 
 
 def _link_cause(
@@ -216,6 +256,8 @@ def _link_cause(
     if lossy:
         return "loss", ""
     hot, text = hot_queue(run, a, b)
+    if not run.get("ports"):  # no port counters (a live fabric's collector only)
+        hot = hot_by_reports(run, a, b)
     back = rates.get((b, a), 0.0)
     if hot and back < 0.5 * rates.get(link, 0.0):
         return "hot-port", text
@@ -227,6 +269,12 @@ def _loss_via(probes: list[dict[str, Any]], sw: str, net: str, net_of: Any) -> f
     via = [a for a in probes if sw in _switches(a) and net_of(a) == net]
     sent = sum(a["sent"] for a in via)
     return sum(a["sent"] - a["received"] for a in via) / sent if sent else 0.0
+
+
+def _net_of_ip(run: dict[str, Any], prefixes: dict[str, str] | None) -> Callable[[str], str]:
+    """Address -> its prefix: the host's in `prefixes`, else its /24."""
+    by_ip = {ip: (prefixes or {}).get(h) for h, ip in run.get("host_ips", {}).items()}
+    return lambda ip: by_ip.get(ip) or slash24(ip)
 
 
 def _switches(agg: dict[str, Any]) -> list[str]:
@@ -248,6 +296,13 @@ def format_report(d: dict[str, Any]) -> str:
         f"(median link bad rate {d['median_link_bad_rate']:.2%})",
         f"verdict: {d['verdict']}",
     ]
+    if "reports" in d:
+        r = d["reports"]
+        lines.insert(
+            1,
+            f"{r['drop']} drop reports, {r['queue']} queue reports (one per reason or port "
+            f"every {r['gap_us']} us at most)",
+        )
     for i, s in enumerate(d["suspects"], 1):
         extra = f" prefix {s['prefix']}" if "prefix" in s else ""
         extra += f" score {s['score']}" if "score" in s else ""

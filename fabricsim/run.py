@@ -89,6 +89,13 @@ class SimConfig:
     faults: tuple[Fault, ...] = ()  # fabricsim.faults: injected, recorded as ground truth
     probes: bool = False  # Pingmesh-style probes between host pairs (fabricsim.probes)
     probe_interval_ns: int = 20_000
+    # drop and queue reports from every switch to the collector (docs/fabric.md), decoded
+    # into the run's JSON "alerts" (fabricsim.alerts); one drop report per reason and one
+    # queue report per port every report_gap_us, a queue report when a packet waited
+    # behind queue_report_threshold packets or more
+    reports: bool = False
+    report_gap_us: int = 10
+    queue_report_threshold: int = 8
     # `mode` with flowlet_gap_us, resolved once (`__post_init__`, also after `replace`)
     group_mode: GroupMode = field(init=False, repr=False, compare=False)
 
@@ -122,6 +129,11 @@ class SimConfig:
             raise ValueError(f"fan_in {self.fan_in}: at least one sender")
         if self.time_limit_ns <= 0:
             raise ValueError("time_limit_ns: the simulation needs some time to run")
+        if self.report_gap_us < 1 or self.queue_report_threshold < 1:
+            raise ValueError(
+                f"report_gap_us {self.report_gap_us}, queue_report_threshold "
+                f"{self.queue_report_threshold}: each at least 1"
+            )
         watchdog = self.net.pfc.watchdog_ns
         if watchdog is not None and watchdog <= 0:
             raise ValueError(f"PFC watchdog {watchdog} ns: a timeout above 0")
@@ -187,7 +199,24 @@ def policy_for(cfg: SimConfig, topo: Topology) -> Policy:
     )
     if cfg.workload in COLLECTIVES:  # every host watched; room for each packet's INT
         policy = replace(policy, mtu=max(policy.mtu, int_mtu(cfg.pmtu)))
+    if cfg.reports:
+        return replace(policy, int_md=_with_alerts(cfg, policy.int_md))
     return policy
+
+
+def _with_alerts(cfg: SimConfig, int_md: Any) -> Any:
+    """`int_md` (None: no INT, only a collector) with drop and queue reports turned on."""
+    from controller.lb import IntCollector, IntPolicy
+
+    if int_md is None:
+        int_md = IntPolicy(collector=IntCollector(COLLECTOR_IP, COLLECTOR_MAC))
+    col = replace(
+        int_md.collector,
+        drop_report_gap_us=cfg.report_gap_us,
+        queue_report_threshold=cfg.queue_report_threshold,
+        queue_report_gap_us=cfg.report_gap_us,
+    )
+    return replace(int_md, collector=col)
 
 
 def _keep_and(kept: list[bytes], then: Callable[[bytes], None]) -> Callable[[bytes], None]:
@@ -247,6 +276,13 @@ def simulate(
             node.on_report = echo.on_report
             if cfg.workload in COLLECTIVES:  # the job record reads the reports as well
                 node.on_report = _keep_and(node.int_reports, echo.on_report)
+    alerts = None
+    if cfg.reports:
+        from .alerts import AlertLog
+
+        alerts = AlertLog(net.loop.now)
+        for name, node in net.switches.items():
+            node.on_report = alerts.tap(name, node.on_report or node.int_reports.append)
     control.install()
     if on_network is not None:
         on_network(net)
@@ -312,6 +348,15 @@ def simulate(
     result["faults"] = [f.to_json() for f in cfg.faults]
     if cfg.workload in COLLECTIVES:
         result["job"] = job_record(run, topo)  # for `sprayfabric job-report`
+    if alerts is not None:
+        peers = {(a, w.a_port): b for (a, b), w in net.wires.items()}
+        result["alerts"] = {
+            "drop_gap_us": cfg.report_gap_us,
+            "queue_threshold": cfg.queue_report_threshold,
+            "queue_gap_us": cfg.report_gap_us,
+            "undecoded": alerts.undecoded,
+            "reports": alerts.summary(peers),
+        }
     if prober is not None:
         result["probes"] = prober.summary(end, end < cfg.time_limit_ns)
         result["host_ips"] = {h.name: h.ip for h in topo.hosts}

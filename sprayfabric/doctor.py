@@ -200,6 +200,7 @@ def _eval(args: argparse.Namespace) -> int:
             probes=True,
             time_limit_ns=600_000,
             faults=(fault,) if fault is not None else (),
+            reports=True,  # drop and queue reports: evidence beside probes and counters
         )
         r = simulate(topo, cfg)
         record = r.to_dict()

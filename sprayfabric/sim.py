@@ -240,6 +240,12 @@ def register(sub: CommandTree) -> None:
     p.add_argument(
         "--probes", action="store_true", help="Pingmesh-style UDP probes between host pairs"
     )
+    p.add_argument(
+        "--reports",
+        action="store_true",
+        help="drop and queue reports from every switch to the collector, kept in the JSON "
+        'as "alerts" (the doctor reads them)',
+    )
     p.add_argument("--json", metavar="FILE", help="write the full result as JSON (- for stdout)")
     p.add_argument("--plots", metavar="DIR", help="write queue and uplink plots to DIR")
     p.set_defaults(func=_sim)
@@ -330,6 +336,7 @@ def _sim(args: argparse.Namespace) -> int:
         storm=args.storm,
         faults=_faults(topo, args.fault),
         probes=args.probes,
+        reports=args.reports,
     )
     r = simulate(topo, cfg, progress=sys.stderr.isatty())
     if args.json:
