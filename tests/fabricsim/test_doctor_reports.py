@@ -35,7 +35,7 @@ def _run(topo: Any, *faults: str, reports: bool = True, **kw: Any) -> dict[str, 
         reports=reports,
         **kw,
     )
-    return simulate(topo, cfg)
+    return simulate(topo, cfg).to_dict()
 
 
 def _rows(r: dict[str, Any], kind: str) -> list[dict[str, Any]]:
