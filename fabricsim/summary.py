@@ -32,6 +32,8 @@ def summarise(run: _Run, end: int, control: FabricController) -> dict[str, Any]:
     for f in run.flows:
         st, fin = run.start.get(f.fid), run.finish.get(f.fid)
         rec: dict[str, Any] = {"fid": f.fid, "src": f.src, "dst": f.dst, "bytes": f.size}
+        if st is not None:
+            rec["start_us"] = _r(st / 1000, 3)
         if st is not None and fin is not None:
             fct = max(1, fin - st)
             ideal = f.size * 8e9 / line + hops(f.src, f.dst)

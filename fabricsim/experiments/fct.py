@@ -88,29 +88,11 @@ def measure(r: dict[str, Any], net: Network, cfg: SimConfig) -> dict[str, float]
     for name, vals in by.items():
         out[f"{name}_p50"] = _pct(vals, 50)
         out[f"{name}_p99"] = _pct(vals, 99)
-    last_us = _last_start_ns(net, cfg) / 1000
+    last_us = max((f["start_us"] for f in r["flows"] if "start_us" in f), default=0.0)
     deepest = [m for t, m, _total in r["series"]["queue"] if t <= last_us]
     out["queue_max_p50"] = _pct(deepest, 50)
     out["queue_max_p99"] = _pct(deepest, 99)
     return out
-
-
-def _last_start_ns(net: Network, cfg: SimConfig) -> int:
-    """When the run's last flow starts (its Poisson workload drawn again, as run.py does)."""
-    from ..workloads import make_workload
-
-    hosts = [h.name for h in net.topo.hosts]
-    flows = make_workload(
-        cfg.workload,
-        hosts,
-        cfg.flow_bytes,
-        cfg.seed,
-        load=cfg.load,
-        mix=cfg.size_mix,
-        flows=cfg.poisson_flows,
-        rate_bps=cfg.nic.line_rate_bps,
-    )
-    return max((f.start_ns for f in flows), default=0)
 
 
 SCENARIO = Scenario(
