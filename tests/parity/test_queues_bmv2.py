@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from controller.targets import softswitch_command
+from controller.targets.process import free_port
 from softswitch.ports import PcapWriter, read_pcap
 
 PROGRAM = """
@@ -59,12 +60,6 @@ TARGETS = ["softswitch", "bmv2"]
 
 def _have_bmv2() -> bool:
     return shutil.which("p4c-bm2-ss") is not None and shutil.which("simple_switch") is not None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def frame(priority: int, seq: int) -> bytes:
@@ -107,7 +102,7 @@ def run_bmv2(workdir: Path, commands: list[str], later: list[tuple[float, str]])
     subprocess.run(
         ["p4c-bm2-ss", "-o", "tm.json", "tm.p4"], cwd=workdir, check=True, capture_output=True
     )
-    thrift = _free_port()
+    thrift = free_port()
     cmd = ["simple_switch", "--use-files", str(WAIT_S), "-i", "1@p1", "-i", "2@p2"]
     cmd += ["--thrift-port", str(thrift), "tm.json", "--", "--priority-queues", "2"]
 
