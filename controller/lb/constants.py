@@ -72,9 +72,11 @@ class FabricConstants:
         override the defaults (a build with `-DCPU_PORT=N`, `-DDEPTH_REPORT_PORT=N`)."""
         if target not in TARGETS:
             raise ValueError(f"target {target!r}: one of {', '.join(TARGETS)}")
+        if target == "v1model" and depth_report_port is not None:
+            raise ValueError("depth_report_port: the TNA build's (target tofino or tofino2)")
         inc = p4src / "include"
         files = [inc / "define.p4", inc / "size.p4"]
-        if target != "v1model":
+        if target != "v1model":  # only the TNA build defines DEPTH_REPORT_PORT
             files += [p4src / "tna" / "include" / f for f in ("cnp.p4", "adaptive.p4")]
         v = p4_constants(*files)
         missing = [
@@ -100,13 +102,9 @@ class FabricConstants:
             drop_reasons=MappingProxyType(drops),
             values=MappingProxyType(v),
             target=target,
-            depth_report_port=(
-                None
-                if target == "v1model"
-                else v["DEPTH_REPORT_PORT"]
-                if depth_report_port is None
-                else depth_report_port
-            ),
+            depth_report_port=v.get("DEPTH_REPORT_PORT")
+            if depth_report_port is None
+            else depth_report_port,
         )
 
     def __getitem__(self, name: str) -> int:

@@ -37,6 +37,8 @@ def test_cnp_sessions_per_target() -> None:
     assert FabricConstants.load(target="tofino", depth_report_port=196).depth_report_port == 196
     with pytest.raises(ValueError, match="one of v1model, tofino, tofino2"):
         FabricConstants.load(target="tofino3")
+    with pytest.raises(ValueError, match="the TNA build's"):
+        FabricConstants.load(depth_report_port=68)
 
 
 def _sessions(pipeline: Pipeline, target: str, policy: Policy) -> list[CloneSession]:
