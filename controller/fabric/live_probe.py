@@ -270,7 +270,6 @@ class LiveProber:
                 unknown += got is not None  # delivered, yet no INT report named its path
             matrix.add(src, dst, path, partial, sport, None if got is None else got - sent)
         probes = matrix.rows()
-        noise = latency_noise(probes)
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []
@@ -296,9 +295,7 @@ class LiveProber:
                 "trace_steps": self.traces,
                 "delivered_without_path": unknown,
             },
-            "slow_ns": max(LIVE_SLOW_NS, NOISE_FACTOR * noise),
-            "queued_ns": max(LIVE_QUEUED_NS, NOISE_FACTOR * noise),
-            "latency_noise_ns": noise,
+            **latency_thresholds(probes),
             "probes": sorted(probes, key=lambda a: (a["src"], a["dst"], a["path"])),
             "host_ips": {h.name: h.ip for h in topo.hosts},
             "topology": {
@@ -325,6 +322,17 @@ def latency_noise(probes: list[dict[str, Any]]) -> int:
         if a.get("lat_ns") and not a.get("partial")
     )
     return spread[len(spread) // 2] if spread else 0
+
+
+def latency_thresholds(probes: list[dict[str, Any]]) -> dict[str, int]:
+    """The probe JSON's `slow_ns` and `queued_ns` (what the doctor counts as a slow path
+    and a standing queue here) and the `latency_noise_ns` they were scaled by."""
+    noise = latency_noise(probes)
+    return {
+        "slow_ns": max(LIVE_SLOW_NS, NOISE_FACTOR * noise),
+        "queued_ns": max(LIVE_QUEUED_NS, NOISE_FACTOR * noise),
+        "latency_noise_ns": noise,
+    }
 
 
 def _group_modes(policy: Any) -> set[str]:

@@ -227,12 +227,25 @@ def test_latency_thresholds_grow_with_the_machines_jitter() -> None:
     """A slow link shifts its paths' latencies (their spread stays small): the median
     jitter, and so the thresholds, stay the idle ones. A loaded machine spreads every
     path's latencies: the thresholds grow so that jitter is not read as a slow link."""
-    from controller.fabric.live_probe import LIVE_SLOW_NS, NOISE_FACTOR, latency_noise
+    from controller.fabric.live_probe import (
+        LIVE_QUEUED_NS,
+        LIVE_SLOW_NS,
+        latency_noise,
+        latency_thresholds,
+    )
 
     idle = [_row("h1", "h2", s, 700_000, 750_000) for s in ("spine1", "spine2")]
     slow = [*idle, _row("h1", "h3", "spine1", 4_700_000, 4_760_000)]
     assert latency_noise(slow) == 50_000
-    assert NOISE_FACTOR * latency_noise(slow) < LIVE_SLOW_NS  # the fixed figure holds
+    assert latency_thresholds(slow) == {  # the fixed figures hold
+        "slow_ns": LIVE_SLOW_NS,
+        "queued_ns": LIVE_QUEUED_NS,
+        "latency_noise_ns": 50_000,
+    }
     loaded = [_row("h1", f"h{i}", "spine1", 700_000, 1_500_000) for i in range(2, 6)]
-    assert latency_noise(loaded) == 800_000
+    assert latency_thresholds(loaded) == {
+        "slow_ns": 3_200_000,
+        "queued_ns": 3_200_000,
+        "latency_noise_ns": 800_000,
+    }
     assert latency_noise([{**r, "partial": True} for r in loaded]) == 0
