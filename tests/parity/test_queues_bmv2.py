@@ -192,8 +192,8 @@ def test_queue_depth_per_priority_drops_what_does_not_fit(target: str, tmp_path:
     """Depth 2 on (port 2, priority 1), the default (64) on priority 0, 10 packets/s: of
     six priority-1 packets at once two wait and the rest is dropped, except the first when
     it has left already: softswitch sends the head of an idle queue at once; on BMv2 it
-    counts until the egress thread takes it, which a burst can beat (measured: 3 kept when
-    the burst is one priority's, 2 when the priorities alternate). Priority 0 keeps all."""
+    counts until the egress thread takes it, which a burst can beat: 2 or 3 are kept,
+    depending on which thread runs first. Priority 0 keeps all."""
     burst = [frame(1, i) for i in range(6)] + [frame(0, i) for i in range(6)]
     commands = ["set_queue_rate 10 2", "set_queue_depth 2 2 1"]
     got = run(target, tmp_path, [(0.0, burst)], commands)
