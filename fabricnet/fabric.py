@@ -6,13 +6,13 @@
         before = fab.uplink_packets()
         ...
 
-This is the controller's `FabricRun` (the same one `sprayfabric up` runs) with one change:
+This is the controller's `FabricRun` (the same one `sprayfabric fabric up` runs) with one change:
 its switch processes are not cabled with UDP sockets but started by Mininet, one per
 switch node, on that node's veth interfaces (`FabricNet`), at the P4Runtime addresses the
 run planned. Everything else is the controller's: fabric.p4 compiled for the target, one
 session per switch, the pipeline pushed, routes/groups/modes/ARP entries written and
 reconciled, restarted switches restored, counters polled, the control endpoint and the
-state file that `sprayfabric shell|status|set-lb|link` read (in `workdir`).
+state file that `sprayfabric fabric shell|status|set-lb|link` read (in `workdir`).
 
 Leaving (normally, on an exception or Ctrl-C) closes the controller, then stops the
 network; `FabricNet.stop` verifies that nothing the run created is left.
@@ -61,7 +61,7 @@ def mininet_desired_state(run: FabricRun) -> dict[str, list[Entity]]:
     A Mininet host's default route leads straight out of its link (`FabricHost`), so it
     resolves every destination by ARP; each switch with hosts answers for every host
     address of its plane with its router MAC (`fabric_desired_state_with_arp`, as for the
-    namespace hosts of `sprayfabric up --target bmv2`), then routes the packets."""
+    namespace hosts of `sprayfabric fabric up --target bmv2`), then routes the packets."""
     return fabric_desired_state_with_arp(run)
 
 

@@ -211,7 +211,7 @@ def register(sub: CommandTree) -> None:
         type=_positive_int,
         metavar="BYTES",
         help="allreduce/alltoall: bytes each flow (chunk) carries, instead of --flow-bytes "
-        "as the whole buffer; the JSON then has the job record `sprayfabric job-report` reads",
+        "as the whole buffer; the JSON then has the job record `sprayfabric report job` reads",
     )
     p.add_argument("--mode", choices=MODE_CHOICES, default="ecmp")
     p.add_argument("--seed", type=int, default=1)
@@ -351,7 +351,7 @@ def _sim(args: argparse.Namespace) -> int:
         print(f"  pause_us {r['pfc_pause_us']}")
         if "job" in r:  # a collective
             where = args.json or "RUN.json (with --json)"
-            print(f"  steps    {r['job']['steps']}: sprayfabric job-report {where}")
+            print(f"  steps    {r['job']['steps']}: sprayfabric report job {where}")
     if args.plots:
         from fabricsim.plots import plot_queues, plot_uplinks
 

@@ -260,6 +260,6 @@ def test_an_incomplete_step_is_the_verdict() -> None:
 def test_sim_points_a_collective_at_the_report(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["sim", str(TOPO), "--workload", "alltoall", "--chunk-bytes", "2000"]
     assert main(args) == 0
-    assert "steps    1: sprayfabric job-report RUN.json" in capsys.readouterr().out
+    assert "steps    1: sprayfabric report job RUN.json" in capsys.readouterr().out
     assert main(["sim", str(TOPO), "--flow-bytes", "2000"]) == 0
-    assert "job-report" not in capsys.readouterr().out
+    assert "report job" not in capsys.readouterr().out
