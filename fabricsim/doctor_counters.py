@@ -22,7 +22,8 @@ def storm_suspects(run: dict[str, Any]) -> list[dict[str, Any]]:
     that pauses while it is not itself paused: a host, or a switch none of whose own
     ports is paused (pauses it sends then come from its own stuck queues)."""
     ports = run.get("ports") or []
-    span = float(run.get("sim_time_us") or 0)
+    # the run's length: simulated, or a live probe run's window (controller.fabric.live_ports)
+    span = float(run.get("sim_time_us") or run.get("span_us") or 0)
     if not span:
         return []
     hosts = set((run.get("topology") or {}).get("hosts", {}))

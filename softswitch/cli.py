@@ -157,8 +157,14 @@ def build_run_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--impair-file",
         metavar="FILE",
-        help="JSON file of UDP cable impairments (loss, rate, flap per device and port; "
-        "softswitch.impair), applied whenever it changes",
+        help="JSON file of UDP cable impairments (loss, rate, flap, busy, pause per device "
+        "and port; softswitch.impair), applied whenever it changes",
+    )
+    p.add_argument(
+        "--port-stats-file",
+        metavar="FILE",
+        help="with --impair-file: write the UDP ports' counters (drops, pause time, carrier "
+        "transitions, queue; softswitch.port_counters) to FILE every 0.1 s",
     )
     # accepted for compatibility with simple_switch command lines
     p.add_argument("-L", "--log-level", metavar="LEVEL", help=argparse.SUPPRESS)
@@ -314,6 +320,8 @@ def run_switch(argv: Sequence[str]) -> int:
     targs, unknown = build_target_parser().parse_known_args(target)
     if args.no_p4 == (args.config is not None):
         parser.error("give either PROGRAM_CONFIG or --no-p4")
+    if args.port_stats_file is not None and args.impair_file is None:
+        parser.error("--port-stats-file counts the ports --impair-file impairs: give both")
     queues = targs.priority_queues or args.priority_queues or 1
     for cmd in args.queue_command:
         if cmd.priority is not None and cmd.priority >= queues:
@@ -548,7 +556,8 @@ def _impair_watcher(args: Any, runtimes: dict[int, Any]) -> Any:
         return None
     from .impair import ImpairWatcher
 
-    return ImpairWatcher(Path(args.impair_file), runtimes).start()
+    stats = None if args.port_stats_file is None else Path(args.port_stats_file)
+    return ImpairWatcher(Path(args.impair_file), runtimes, stats).start()
 
 
 def _open_port(iface: str) -> Any:

@@ -29,10 +29,10 @@ def register(sub: CommandTree) -> None:
     fs = p.add_subparsers(dest="fault_cmd", metavar="ACTION", required=True)
     i = fs.add_parser(
         "inject",
-        help="inject a fault: loss, slow, flap, blackhole or wcmp-skew",
+        help="inject a fault: loss, slow, flap, blackhole, wcmp-skew, pfc-storm or hot-port",
         description="KIND:ARGS as fabricsim's --fault (no time: it starts now): "
         "loss:A-B,FRAC  slow:A-B,FRAC  flap:A-B,PERIOD[/DUTY]  blackhole:SWITCH,PREFIX  "
-        "wcmp-skew:A-B,WEIGHT. pfc-storm and hot-port are fabricsim-only.",
+        "wcmp-skew:A-B,WEIGHT  pfc-storm:HOST  hot-port:SWITCH-PEER,BUSY.",
     )
     i.add_argument("spec", metavar="KIND:ARGS")
     i.set_defaults(func=_inject)
@@ -87,6 +87,10 @@ def _setting(key: str, value: Any) -> str:
         return f"down {value[1]:.0%} of every {value[0]:g} s"
     if key == "rate_pps":
         return f"{value:g} frames/s"
+    if key == "busy":
+        return f"busy {value[1]:.0%} of every {value[0]:g} s"
+    if key == "pause":
+        return "paused by its peer"
     return f"{key} {value:g}"
 
 

@@ -10,10 +10,13 @@ left out or `@0` (a live fault starts when it is injected):
 | `flap:leaf1-spine2,2s/0.5` | the cable goes down and up every 2 s, down half of each period (both directions; no loss-of-signal: the routes stay) |
 | `blackhole:spine1,10.0.2.0/24` | spine1 gets a route for the prefix whose action is `drop_route`, written over P4Runtime (a MODIFY of the route when there is one) |
 | `wcmp-skew:leaf1-spine2,8` | leaf1's groups with a member toward spine2 are rewritten over P4Runtime with that member at weight 8, the others at 1 |
-| `pfc-storm:h3`, `hot-port:leaf1-spine2,0.8` | refused: fabricsim only (a softswitch cable carries no PFC pause frames, and nothing here injects background load) |
+| `pfc-storm:h3` | h3 pauses its switch's port toward it and never lifts the pause: that cable end holds every frame for h3 (at most `softswitch.impair.MAX_BACKLOG`, then tail drop) and counts the time paused; released when cleared |
+| `hot-port:leaf1-spine2,0.8` | background traffic the fabric does not carry holds leaf1's port toward spine2 for 80% of every `HOT_PERIOD_S` (a burst at each period's start, served at the cable's rate): frames sent meanwhile wait, and the port's queue counters count the burst |
 
 Cable faults are written to the run's impairment file (`impair.json`), which every
-softswitch process of the fabric watches (`softswitch --impair-file`, softswitch/impair.py);
+softswitch process of the fabric watches (`softswitch --impair-file`, softswitch/impair.py)
+and whose ports' counters each process writes to `port-stats/` (`--port-stats-file`: drops,
+pause time, carrier transitions, queue; what the prober puts in a probe run's `ports`);
 entry faults are an overlay on the fabric's desired state, so the reconciler writes
 exactly the bad entries, keeps them through switch restarts and route changes, and
 writes back what the desired state says when the fault is cleared.
@@ -41,20 +44,17 @@ from .reconcile import identity
 __all__ = [
     "KINDS",
     "LINK_PPS",
-    "SIM_ONLY",
     "LiveFault",
     "LiveFaultError",
     "LiveFaults",
     "parse_live_fault",
 ]
 
-KINDS = ("loss", "slow", "blackhole", "flap", "wcmp-skew")
-SIM_ONLY = {
-    "pfc-storm": "softswitch cables carry no PFC pause frames",
-    "hot-port": "nothing on a live fabric injects background load into one egress queue",
-}
+KINDS = ("loss", "slow", "blackhole", "flap", "wcmp-skew", "pfc-storm", "hot-port")
+CABLE_KINDS = ("loss", "slow", "flap", "pfc-storm", "hot-port")
 LINK_PPS = 1000.0  # the nominal rate of a softswitch cable, frames/s, that `slow` divides
 MIN_FLAP_S = 0.1
+HOT_PERIOD_S = 0.1  # a hot port's background burst comes every this often
 APPLY_S = 0.3  # the switches re-read the impairment file every 0.1 s (softswitch.impair)
 _UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -70,7 +70,7 @@ class LiveFault:
     arg: str  # fraction, prefix, "PERIOD_S/DUTY" or weight
 
     def spec(self) -> str:
-        return f"{self.kind}:{'-'.join(self.place)},{self.arg}"
+        return f"{self.kind}:{'-'.join(self.place)}" + (f",{self.arg}" if self.arg else "")
 
 
 def _seconds(text: str, spec: str) -> float:
@@ -92,11 +92,6 @@ def parse_live_fault(spec: str, topo: Any) -> LiveFault:
     wrong)."""
     kind, sep, rest = spec.partition(":")
     kind = kind.strip()
-    if kind in SIM_ONLY:
-        raise LiveFaultError(
-            f"fault {spec!r}: {kind} is fabricsim-only ({SIM_ONLY[kind]}); live kinds: "
-            f"{', '.join(KINDS)}"
-        )
     if not sep or kind not in KINDS:
         raise LiveFaultError(
             f"fault {spec!r}: expected KIND:ARGS with KIND one of {', '.join(KINDS)}"
@@ -114,7 +109,17 @@ def parse_live_fault(spec: str, topo: Any) -> LiveFault:
         "flap": "leaf1-spine2,2s/0.5",
         "blackhole": "spine1,10.0.2.0/24",
         "wcmp-skew": "leaf1-spine2,8",
+        "pfc-storm": "h3",
+        "hot-port": "leaf1-spine2,0.8",
     }
+    if kind == "pfc-storm":
+        hosts = {h.name for h in topo.hosts}
+        if comma or place not in hosts:
+            raise LiveFaultError(
+                f"fault {spec!r}: expected pfc-storm:HOST (e.g. pfc-storm:{examples[kind]}), "
+                f"a host of {topo.name}"
+            )
+        return LiveFault(kind, (place,), "")
     if not comma or not place or not arg:
         raise LiveFaultError(f"fault {spec!r}: expected {kind}:{examples[kind]}")
     switches = {s.name for s in topo.switches}
@@ -147,9 +152,10 @@ def parse_live_fault(spec: str, topo: Any) -> LiveFault:
                 "above 0, below 1"
             )
         return LiveFault(kind, (a, b), f"{period:g}s/{duty:g}")
-    if kind == "wcmp-skew":
+    if kind in ("wcmp-skew", "hot-port"):
         if a not in switches:
             raise LiveFaultError(f"fault {spec!r}: {a} is not a switch")
+    if kind == "wcmp-skew":
         if not arg.isdigit() or int(arg) < 2:
             raise LiveFaultError(
                 f"fault {spec!r}: weight {arg!r}: a whole number, at least 2 (the others get 1)"
@@ -161,6 +167,11 @@ def parse_live_fault(spec: str, topo: Any) -> LiveFault:
         frac = -1.0
     if kind == "loss" and not 0 < frac <= 1:
         raise LiveFaultError(f"fault {spec!r}: loss {arg!r}: a fraction above 0, at most 1")
+    if kind == "hot-port" and not 0 < frac < 1:
+        raise LiveFaultError(
+            f"fault {spec!r}: busy {arg!r}: the share of the time the port is busy, above 0, "
+            "below 1"
+        )
     if kind == "slow" and not 0 < frac < 1:
         raise LiveFaultError(
             f"fault {spec!r}: rate {arg!r}: a fraction of the rate, above 0, below 1"
@@ -238,7 +249,7 @@ class LiveFaults:
         fault = parse_live_fault(spec, run.topology)
         with run.lock, self.lock:
             act = _Active(self.next_id, fault, time.time())
-            if fault.kind in ("loss", "slow", "flap"):
+            if fault.kind in CABLE_KINDS:
                 self._cable(act)
             elif fault.kind == "blackhole":
                 self._blackhole(act)
@@ -309,7 +320,8 @@ class LiveFaults:
     def _check_cables(self) -> None:
         if not self.run.cables_impairable():
             raise LiveFaultError(
-                "loss, slow and flap act on softswitch's UDP cables; this fabric's switches "
+                "loss, slow, flap, pfc-storm and hot-port act on softswitch's UDP cables; this "
+                "fabric's switches "
                 f"run on {self.run.target} interfaces (blackhole and wcmp-skew work here)"
             )
 
@@ -317,7 +329,17 @@ class LiveFaults:
         self._check_cables()
         topo = self.run.topology
         f = act.fault
+        base = float(self.run.queue_rate_pps() or LINK_PPS)
+        if f.kind == "pfc-storm":
+            (host,) = f.place
+            sw = topo.host(host).switch
+            act.impair[sw] = {topo.port_to(sw, host): {"pause": True}}
+            return
         a, b = f.place
+        if f.kind == "hot-port":
+            busy = [HOT_PERIOD_S, float(f.arg), act.since, base]
+            act.impair[a] = {topo.port_to(a, b): {"busy": busy}}
+            return
         ends = [(x, y) for x, y in ((a, b), (b, a)) if topo.is_switch(x)]
         if f.kind == "loss":
             if not topo.is_switch(a):
@@ -327,7 +349,6 @@ class LiveFaults:
             act.impair[a] = {topo.port_to(a, b): {"loss": float(f.arg)}}
             return
         if f.kind == "slow":
-            base = float(self.run.queue_rate_pps() or LINK_PPS)
             settings: dict[str, Any] = {"rate_pps": round(base * float(f.arg), 3)}
         else:
             period, _, duty = f.arg.partition("/")

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..telemetry.probe_matrix import ProbeMatrix
 from .control import HostState
+from .live_ports import port_rows, snapshot, window_us
 from .traffic import ipv4_frame
 
 __all__ = ["LIVE_SLOW_NS", "LiveProber", "probe_request"]
@@ -55,6 +56,7 @@ LIVE_QUEUED_NS = 3_000_000  # median latency above the best path's median: a sta
 NOISE_FACTOR = 4
 MAX_TRACES = 32  # traced 5-tuples per run at most
 TRACE_WAIT_S = 0.15
+STATS_WAIT_S = 0.25  # the switch processes write their port counters every 0.1 s
 MAX_TTL = 8
 
 
@@ -148,6 +150,7 @@ class LiveProber:
             if collector is not None:
                 collector.add_listener(self._on_report)
             t0 = time.perf_counter()
+            ports_before = snapshot(self.run.port_stats_dir)
             try:
                 self._send_rounds(tx)
                 time.sleep(self.grace)
@@ -159,10 +162,19 @@ class LiveProber:
                 if collector is not None:
                     collector.remove_listener(self._on_report)
             seconds = time.perf_counter() - t0
+            if ports_before:
+                time.sleep(STATS_WAIT_S)
+            ports_after = snapshot(self.run.port_stats_dir)
         finally:
             for s, _ in rx.values():
                 s.close()
-        return self._result(traced, seconds)
+        out = self._result(traced, seconds)
+        if ports_after:  # softswitch processes on UDP cables count their ports
+            wiring = self.run.wiring
+            devices = {w.device_id: n for n, w in wiring.switches.items()} if wiring else {}
+            out["ports"] = port_rows(self.run.topology, devices, ports_before, ports_after)
+            out["span_us"] = window_us(ports_before, ports_after)
+        return out
 
     def _send_rounds(self, tx: socket.socket) -> None:
         tuples = [(a, b, sp) for a, b in self.pairs for sp in self.sports]

@@ -238,7 +238,7 @@ class FabricRun:
                 args=(
                     "--chassis",
                     str(self.chassis_file(name)),
-                    *self.impair_args(),
+                    *self.impair_args(group[0]),
                     *self.switch_args,
                 ),
             )
@@ -249,7 +249,7 @@ class FabricRun:
             device_id=w.device_id,
             cpu_port=CPU_PORT,
             log_file=self.workdir / "logs" / f"{name}.log",
-            args=(*self.impair_args(), *self.switch_args),
+            args=(*self.impair_args(name), *self.switch_args),
         )
 
     def cables_impairable(self) -> bool:
@@ -260,11 +260,23 @@ class FabricRun:
             type(self).start_processes is FabricRun.start_processes
         )
 
-    def impair_args(self) -> tuple[str, ...]:
-        """The switch option that makes a process watch the run's impairment file."""
+    def impair_args(self, process: str) -> tuple[str, ...]:
+        """The switch options that make a process watch the run's impairment file and
+        write its ports' counters (`port_stats_dir`/PROCESS.json)."""
         if not self.cables_impairable():
             return ()
-        return ("--impair-file", str(self.faults.impair_file.resolve()))
+        stats = self.port_stats_dir / f"{process}.json"
+        return (
+            "--impair-file",
+            str(self.faults.impair_file.resolve()),
+            "--port-stats-file",
+            str(stats.resolve()),
+        )
+
+    @property
+    def port_stats_dir(self) -> Path:
+        """Where the switch processes write their ports' counters (softswitch.port_counters)."""
+        return self.workdir / "port-stats"
 
     def queue_rate_pps(self) -> float | None:
         """Every egress port's rate (`--queue-rate`), if the switches were given one."""

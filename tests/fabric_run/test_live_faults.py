@@ -91,6 +91,8 @@ def _leaf2_prefix(run: FabricRun) -> str:
         "slow:leaf1-spine1,0.25",
         "flap:leaf1-spine1,400ms/0.5",
         "blackhole:spine1,PREFIX",
+        "pfc-storm:h3",
+        "hot-port:leaf1-spine1,0.8",
     ],
 )
 def test_fault_is_ranked_first(live: FabricRun, spec: str) -> None:
@@ -153,8 +155,8 @@ def test_cli_inject_list_probe_doctor_clear(
     assert sprayfabric(["doctor", str(out)]) == 0
     report = capsys.readouterr().out
     assert "verdict: link leaf2->spine2" in report, report
-    assert sprayfabric(["fault", "inject", "pfc-storm:h1"]) == 1
-    assert "fabricsim-only" in capsys.readouterr().err
+    assert sprayfabric(["fault", "inject", "pfc-storm:leaf1"]) == 1
+    assert "expected pfc-storm:HOST" in capsys.readouterr().err
     assert sprayfabric(["fault", "clear", "--all"]) == 0
     assert sprayfabric(["fault", "list"]) == 0
     assert "no faults" in capsys.readouterr().out
@@ -165,8 +167,10 @@ def test_specs_checked_against_the_fabric(fabric: FabricRun) -> None:
     assert parse_live_fault("flap:leaf1-spine1,2s", topo).arg == "2s/0.5"
     assert parse_live_fault("loss:leaf1-spine1,0.05@0", topo).place == ("leaf1", "spine1")
     for spec, words in [
-        ("hot-port:leaf1-spine1,0.8", "fabricsim-only"),
-        ("pfc-storm:h1", "fabricsim-only"),
+        ("hot-port:leaf1-spine1,1.5", "busy '1.5'.*below 1"),
+        ("hot-port:h1-leaf1,0.5", "h1 is not a switch"),
+        ("pfc-storm:leaf1", "a host of ls-3x2"),
+        ("pfc-storm:h1,2", "expected pfc-storm:HOST"),
         ("loss:leaf1-spine1,0.05@10us", "starts now"),
         ("loss:leaf1-leaf2,0.05", "no link between leaf1 and leaf2"),
         ("slow:leaf1-spine1,1.5", "below 1"),
