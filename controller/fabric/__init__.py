@@ -2,15 +2,16 @@
 reconciliation, restarts.
 
 `core.py` is what live fabrics and fabricsim share: the desired state of every switch and
-the ordered updates each change asks for, with no I/O; `southbound.py` writes them through
-gRPC sessions (`sprayfabric up`) or in-process entity stores (fabricsim).
+the ordered updates each change asks for (`difference`: from what a switch was last written
+to its new desired state), with no I/O; `southbound.py` writes them through gRPC sessions
+(`sprayfabric up`) or in-process entity stores (fabricsim).
 
 See `pool.py` for the concurrency model, `reconcile.py` for how desired and actual state
 are compared, `switch.py` for one switch's sync, `sessions.py` for the fabric-wide
 operations and the watcher that restores restarted switches.
 """
 
-from .core import DesiredCache, FabricCore, Southbound, desired_state, write_all
+from .core import DesiredCache, FabricCore, Southbound, desired_state, difference, write_all
 from .pool import FabricError, WorkerPool, default_workers
 from .reconcile import Plan, content, identity, plan, wildcards
 from .sessions import FabricSessions, RestoreEvent
@@ -36,6 +37,7 @@ __all__ = [
     "content",
     "default_workers",
     "desired_state",
+    "difference",
     "identity",
     "plan",
     "wildcards",

@@ -16,9 +16,12 @@ failure rewrites only the routes and groups whose next hops changed; a switch wh
 did not change gets the very same entity list back (not encoded again). `sprayfabric up`
 (desired.py) and fabricsim both compute their switches' entities here.
 
-The updates (`FabricCore`): the controller's record of what each switch holds (`installed`,
-by reconcile identity) against the new desired state, as make-before-break phases
-(`reconcile.Plan.phases`: members and groups before the routes naming them, deletes last).
+The updates (`difference`): the controller's record of what a switch holds against its new
+desired state, as make-before-break phases (`reconcile.Plan.phases`: members and groups
+before the routes naming them, deletes last). `FabricCore` keeps that record itself
+(`installed`, by reconcile identity); a live fabric keeps it per session
+(`ManagedSwitch.written`, which a new session forgets) and writes the same `difference`
+when its policy or links change (`FabricSessions.update_all`).
 A link failure is handled in two steps, as a fabric controller does: the switches at its
 ends clear the dead port's bit in the live-member bitmap of every group that uses it
 (`port_down`: MODIFYs, traffic moves to the remaining members at once), then the routes are
@@ -52,6 +55,7 @@ __all__ = [
     "Southbound",
     "Writes",
     "desired_state",
+    "difference",
     "first_write",
     "isolate",
     "write_all",
@@ -170,6 +174,26 @@ def first_write(entities: Iterable[Entity]) -> list[Update]:
         Update.modify(e) if isinstance(e, TableEntry) and e.is_default else Update.insert(e)
         for e in entities
     ]
+
+
+def difference(
+    desired: Sequence[Entity], written: Iterable[Entity], table_order: Sequence[str]
+) -> list[list[Update]]:
+    """The updates that make a switch holding `written` (what the controller last wrote
+    there, not read back) hold `desired`, in make-before-break phases (`reconcile.Plan.phases`
+    with `table_order`, the P4Info names of `TABLE_ORDER`'s tables): inserts and modifies of
+    members, groups, then routes; then deletes of routes, groups, members. An entity object
+    both lists hold is unchanged and not compared (a desired state made from a memo shares
+    nearly all of them with the one before it). `FabricCore.rewrite` and a live fabric's
+    reprogram (`FabricSessions.update_all`) both write this."""
+    new = {id(e) for e in desired}
+    before = list(written)
+    shared = {id(e) for e in before if id(e) in new}
+    diff = plan(
+        [e for e in desired if id(e) not in shared],
+        [e for e in before if id(e) not in shared],
+    )
+    return diff.phases(table_order)
 
 
 def isolate(encoder: FabricEncoder, written: Iterable[Entity], dead: Iterable[int]) -> list[Update]:
@@ -296,8 +320,7 @@ class FabricCore:
         routes go first on delete)."""
         out: Writes = {}
         for name, ents in self.desired().items():
-            diff = plan(ents, self.installed.get(name, {}).values())
-            out[name] = diff.phases(self.table_order)
+            out[name] = difference(ents, self.installed.get(name, {}).values(), self.table_order)
             self.installed[name] = {identity(e): e for e in ents}
             self.cache.release([name])  # the groups it dropped are deleted now
         return out

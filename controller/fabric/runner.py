@@ -12,7 +12,8 @@ links that are down; entities from the `controller.lb` encoder (routes, groups w
 mode and live-member bitmaps, knobs from the policy); written by `FabricSessions`
 (reconcile: only the difference). A link going down or up recomputes the routes and writes
 the difference on every switch; `set_lb` changes the policy's mode and writes the
-`next_hop_group` MODIFYs that follow.
+`next_hop_group` MODIFYs that follow. Both write the controller core's difference
+(`core.difference`) from what each switch was last written, through the sessions' southbound.
 
 Telemetry: every switch's collector port sends INT reports to an `IntCollector`; a poller
 reads counters every `poll_interval` seconds into `FabricMetrics`.
@@ -458,11 +459,12 @@ class FabricRun:
     # ------------------------------------------------------------ changes
     def reprogram(self) -> dict[str, Any]:
         """Recompute the desired state and write the difference to every switch whose
-        desired state changed: from what the controller last wrote there, without a read
-        back (`ManagedSwitch.update`; a switch with no such record is read back and
-        compared, as any sync). A switch whose desired state is the same is left alone (a
-        restarted or reprogrammed one is the watcher's to restore). Group ids the new
-        state stopped using are released once it is written."""
+        desired state changed: the controller core's (`core.difference`, what fabricsim's
+        reroute writes too) from what the controller last wrote there, without a read back,
+        through the sessions' southbound (`FabricSessions.update_all`; a switch with no such
+        record is read back and compared, as any sync). A switch whose desired state is the
+        same is left alone (a restarted or reprogrammed one is the watcher's to restore).
+        Group ids the new state stopped using are released once it is written."""
         assert self.sessions is not None
         with self.lock:
             # live faults (controller.fabric.live_faults) overlay their bad entries

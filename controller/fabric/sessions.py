@@ -25,14 +25,18 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..entities import Entity, PacketIn
+from ..errors import P4RuntimeError
 from ..p4info import P4Schema
+from .core import Southbound, difference, write_all
 from .pool import WorkerPool
 from .readback import ReadKeys
+from .southbound import SessionsSouthbound
 from .switch import ManagedSwitch, Pipeline, SwitchTarget, SyncResult
 
 __all__ = ["FabricSessions", "RestoreEvent"]
@@ -117,13 +121,16 @@ class FabricSessions:
             self.switches[name].set_desired(entities)
 
     def update_all(self, desired: Mapping[str, Iterable[Entity]]) -> dict[str, SyncResult]:
-        """`ManagedSwitch.update` on each switch named, concurrently: the new desired state
-        written as a difference from what was last written (no read back where that is
-        known); FabricError if any fails."""
+        """The new desired state of each switch named, concurrently: written as the
+        controller core's difference (`core.difference`, in dependency order) from what was
+        last written there (`ManagedSwitch.ledger`, no read back), through the sessions'
+        southbound; a switch whose ledger is not known, or whose write fails, is synced in
+        full. FabricError if any fails."""
         unknown = set(desired) - set(self.switches)
         if unknown:
             raise KeyError(f"no such switch: {', '.join(sorted(unknown))}")
-        res = self.run_each("update", lambda sw: sw.update(desired[sw.name]), desired)
+        south = SessionsSouthbound(self)
+        res = self.run_each("update", lambda sw: _update(sw, desired[sw.name], south), desired)
         return {n: r for n, r in res.items() if isinstance(r, SyncResult)}
 
     def sync_all(self, names: Iterable[str] | None = None) -> dict[str, SyncResult]:
@@ -230,3 +237,24 @@ class FabricSessions:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _update(sw: ManagedSwitch, entities: Iterable[Entity], south: Southbound) -> SyncResult:
+    """`entities` made `sw`'s desired state and written as the core's difference from its
+    ledger through `south` (see `FabricSessions.update_all`)."""
+    t0 = time.perf_counter()
+    with sw.lock:
+        sw.set_desired(entities)
+        before = sw.ledger()
+        if before is None:
+            return sw.sync()
+        phases = difference(sw.desired, before, sw.table_order)
+        try:
+            write_all(south, {sw.name: phases})
+        except P4RuntimeError as e:
+            log.warning("%s: incremental write failed (%s): reading it back", sw.name, e)
+            sw.written = None
+            return sw.sync()
+        if sw.written is None:  # a new session opened to write: the switch may have restarted
+            return sw.sync()
+        return sw.wrote(phases, t0)

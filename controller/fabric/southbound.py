@@ -23,7 +23,7 @@ from ..codec import decode_entity, encode_entity
 from ..entities import CounterEntry, Entity, Update
 from ..p4info import P4Schema
 from .core import FabricCore, Southbound, write_all
-from .sessions import FabricSessions
+from .switch import ManagedSwitch
 
 __all__ = [
     "EntityStore",
@@ -73,10 +73,16 @@ class StoreSouthbound:
         return self.stores[switch].read(encode_entity(self.schema, entity))
 
 
+class Sessions(Protocol):
+    """A running fabric's switches by name (`FabricSessions`)."""
+
+    def __getitem__(self, name: str) -> ManagedSwitch: ...
+
+
 class SessionsSouthbound:
     """A running fabric's gRPC sessions (each switch's primary session, opened if needed)."""
 
-    def __init__(self, sessions: FabricSessions) -> None:
+    def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
     def write(self, switch: str, updates: Sequence[Update]) -> None:

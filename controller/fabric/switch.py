@@ -12,14 +12,16 @@
 
 A second `sync()` with the same desired state reads and writes nothing.
 
-`update(entities)` is the fast path for a change the controller makes itself (a link's
-routes recomputed): it plans against what the last sync or update wrote (`written`, the
-controller's record of the switch), with no read back, and writes only the difference. It
-falls back to `sync()` when there is no such record (never synced, or a new session: the
-switch may have restarted) or a write fails. Drift caused by someone else is therefore
-found by the next `sync()` (the watcher's restore, a reconcile), not by `update`. Every sync holds the
-switch's lock, so a watcher restoring a restarted switch and a user changing a group never
-interleave their writes.
+The written ledger (`written`): what this controller last wrote to the switch and the
+switch holds, the record a change the controller makes itself (a link's routes recomputed,
+a group's mode) is planned against, with no read back: the controller core computes the
+difference from it (`core.difference`) and `FabricSessions.update_all` writes that through
+the sessions' southbound, then records it here (`wrote`). The ledger is not known (`ledger()`
+is None) before the first sync, on a new session (the switch may have restarted) and after a
+failed write; the change is then a full `sync()`. Drift caused by someone else is therefore
+found by the next `sync()` (the watcher's restore, a reconcile), not by an update. Every
+sync and update holds the switch's lock, so a watcher restoring a restarted switch and a user
+changing a group never interleave their writes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -34,7 +37,7 @@ from p4rt_proto import p4info_pb2
 from p4rt_proto import p4runtime_pb2 as p4r
 
 from .. import codec
-from ..entities import Entity, TableEntry
+from ..entities import Entity, TableEntry, Update, UpdateType
 from ..errors import P4RuntimeError
 from ..p4info import P4Schema
 from ..p4rt import P4RuntimeSession, config_cookie
@@ -226,38 +229,40 @@ class ManagedSwitch:
             p = index.plan(actual, lambda m: codec.decode_entity(s.schema, m))
             writes = self._write(s, p)
             self.written = list(self.desired)
-            res = self._record(p, pushed, writes, len(actual), t0)
-        self._log(p, res)
+            res = self._record(
+                len(p.inserts), len(p.modifies), len(p.deletes), pushed, writes, len(actual), t0
+            )
+        self._log(res)
         return res
 
-    def update(self, entities: Iterable[Entity]) -> SyncResult:
-        """Make `entities` the desired state and write the difference from what was last
-        written, without reading the switch back (see the module docstring); a full
-        `sync()` when that is not known or a write fails."""
-        t0 = time.perf_counter()
+    def ledger(self) -> list[Entity] | None:
+        """What this controller last wrote and the switch holds (see the module docstring);
+        None when that is not known: never synced, no open session, or a failed write."""
         with self.lock:
-            self.desired = list(entities)
-            before = self.written
-            s = self.session
-            if before is None or s is None or not self.connected:
-                return self.sync()
-            # the entry objects both lists share are unchanged: plan only the others (a
-            # controller that builds its entries from a memo shares nearly all of them)
-            new_ids = {id(e) for e in self.desired}
-            shared = {id(e) for e in before if id(e) in new_ids}
-            p = plan(
-                [e for e in self.desired if id(e) not in shared],
-                [e for e in before if id(e) not in shared],
-            )
-            try:
-                writes = self._write(s, p)
-            except P4RuntimeError as e:
-                log.warning("%s: incremental write failed (%s): reading it back", self.name, e)
-                self.written = None
-                return self.sync()
+            if self.session is None or not self.connected:
+                return None
+            return self.written
+
+    def rpcs(self, phases: Sequence[Sequence[Update]]) -> int:
+        """The Write RPCs `phases` take at this switch's `batch_size` (each phase on its own)."""
+        return sum(-(-len(phase) // self.batch_size) for phase in phases)
+
+    def wrote(self, phases: Sequence[Sequence[Update]], t0: float) -> SyncResult:
+        """The desired state was written as `phases` (an update begun at `t0`, nothing read
+        back): the ledger holds it now, and the counts say so."""
+        with self.lock:
             self.written = list(self.desired)
-            res = self._record(p, False, writes, 0, t0)
-        self._log(p, res)
+            kinds = Counter(u.type for phase in phases for u in phase)
+            res = self._record(
+                kinds[UpdateType.INSERT],
+                kinds[UpdateType.MODIFY],
+                kinds[UpdateType.DELETE],
+                False,
+                self.rpcs(phases),
+                0,
+                t0,
+            )
+        self._log(res)
         return res
 
     def _write(self, s: P4RuntimeSession, p: Plan) -> int:
@@ -269,25 +274,34 @@ class ManagedSwitch:
                 writes += 1
         return writes
 
-    def _record(self, p: Plan, pushed: bool, writes: int, read: int, t0: float) -> SyncResult:
+    def _record(
+        self,
+        inserted: int,
+        modified: int,
+        deleted: int,
+        pushed: bool,
+        writes: int,
+        read: int,
+        t0: float,
+    ) -> SyncResult:
         res = SyncResult(
             self.name,
             pushed,
-            len(p.inserts),
-            len(p.modifies),
-            len(p.deletes),
+            inserted,
+            modified,
+            deleted,
             writes,
             read,
             time.perf_counter() - t0,
         )
         self.counts.writes += writes
-        self.counts.updates += len(p)
+        self.counts.updates += res.changed
         self.counts.history.append(res)
         del self.counts.history[:-16]
         return res
 
-    def _log(self, p: Plan, res: SyncResult) -> None:
-        if p:
+    def _log(self, res: SyncResult) -> None:
+        if res.changed:
             log.info(
                 "%s: +%d ~%d -%d in %d write(s)%s",
                 self.name,
