@@ -78,3 +78,21 @@ def test_ecn_flags_refuse_what_the_switch_cannot_do(
     assert main(["sim", TOPO, *args]) != 0
     err = capsys.readouterr().err
     assert says in err, err
+
+
+def test_fct_lossless_dcqcn_marks_on_the_published_ramps_scaled_to_the_line_rate() -> None:
+    """HPCC's evaluation: 100 kB to 400 kB per 25 Gb/s, 20%; at 100 Gb/s 400 kB / 1,500-byte
+    frames = 266.7 and 1.6 MB / 1,500 = 1066.7 packets, 0.2 * 256 = 51.2. The DCQCN
+    paper's 5 kB to 200 kB at 40 Gb/s, 1%: x2.5 = 12.5 kB (8.3 frames) and 500 kB (333.3),
+    2.56/256. The step the '/lossless' DCQCN marked before stays as '-step'."""
+    from fabricsim.experiments.fct import HPCC_DCQCN_RED, SIGCOMM15_DCQCN_RED, variants
+
+    assert HPCC_DCQCN_RED.at(100e9) == EcnRed(267, 1067, 51)
+    assert HPCC_DCQCN_RED.at(25e9) == EcnRed(67, 267, 51)
+    assert SIGCOMM15_DCQCN_RED.at(100e9) == EcnRed(8, 333, 3)
+    for quick in (True, False):
+        v = variants(quick)
+        assert v["dcqcn@0.5/lossless"].ecn == EcnRed(267, 1067, 51)
+        assert v["dcqcn-sigcomm15@0.5/lossless"].ecn == EcnRed(8, 333, 3)
+        assert v["dcqcn-step@0.5/lossless"].ecn == EcnStep(100)
+        assert v["dctcp@0.5/lossless"].ecn == EcnStep(20) == v["dcqcn@0.5"].ecn
