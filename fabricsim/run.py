@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.lb import MODE_CHOICES, MODE_LABELS, GroupMode, ModeLabel, Policy
+from controller.lb import MODE_CHOICES, MODE_LABELS, EcnRed, EcnStep, GroupMode, ModeLabel, Policy
 from controller.topology import Topology
 from softswitch.codegen.program import CompiledProgram
 
@@ -71,6 +71,9 @@ class SimConfig:
     nic: NicParams = field(default_factory=NicParams)
     net: NetParams = field(default_factory=NetParams)
     ecn_threshold: int | None = 20  # packets (DCTCP step); None: no marking
+    # RED/DCQCN ramp on every port instead of the step (packets; max_probability in 256ths,
+    # fabric.p4's mark_ecn_red); None: the step above
+    ecn_red: EcnRed | None = None
     cnp_threshold: int | None = 24  # packets; None: no CNPs
     cnp_interval_us: int = 4
     trim_threshold: int | None = 64  # packets; None: no trimming (tail drop)
@@ -140,9 +143,19 @@ class SimConfig:
         for what, at in (("fail_link", self.fail_link), ("storm", self.storm)):
             if at is not None and at[-1] < 0:
                 raise ValueError(f"{what} at {at[-1]} ns: not before the start")
+        if self.ecn_threshold is not None and self.ecn_threshold < 0:
+            raise ValueError(f"ecn_threshold {self.ecn_threshold}: a queue depth in packets")
 
     def label(self) -> str:
         return f"{self.workload}/{self.mode}/seed{self.seed}"
+
+    @property
+    def ecn(self) -> EcnStep | EcnRed | None:
+        """The marking every switch port does: the RED ramp if one is given, else the step
+        at `ecn_threshold`, else none."""
+        if self.ecn_red is not None:
+            return self.ecn_red
+        return EcnStep(self.ecn_threshold) if self.ecn_threshold is not None else None
 
 
 @cache
@@ -156,7 +169,6 @@ def fabric_program() -> CompiledProgram:
 def policy_for(cfg: SimConfig, topo: Topology) -> Policy:
     from controller.lb import (
         Cnp,
-        EcnStep,
         IntCollector,
         IntPolicy,
         IntWatch,
@@ -191,7 +203,7 @@ def policy_for(cfg: SimConfig, topo: Topology) -> Policy:
         int_md=int_md,
         mtu=mtu,
         mode=cfg.group_mode,
-        ecn=EcnStep(cfg.ecn_threshold) if cfg.ecn_threshold is not None else None,
+        ecn=cfg.ecn,
         cnp=Cnp(cfg.cnp_threshold, cfg.cnp_interval_us) if cfg.cnp_threshold is not None else None,
         trim=Trim(cfg.trim_threshold, cfg.net.trim_dscp, 1)
         if cfg.trim_threshold is not None

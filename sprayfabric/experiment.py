@@ -57,15 +57,16 @@ def register(sub: CommandTree) -> None:
 def format_result(res: dict[str, Any]) -> str:
     scn = res["scenario"]
     head = scn["headline"]
+    w = max([18, *map(len, res["variants"])])
     lines = [
         f"{scn['name']}: {scn['figure']}",
         f"  topology {scn['topology']}; seeds {res['seeds']}; {'quick' if res['quick'] else 'full'}",
-        f"  {'variant':<18} {head + ' mean':>22} {'min-max':>16} {'ci95':>8}",
+        f"  {'variant':<{w}} {head + ' mean':>22} {'min-max':>16} {'ci95':>8}",
     ]
     for label, v in res["variants"].items():
         s = v["spread"][head]
         lines.append(
-            f"  {label:<18} {s['mean']:>22.2f} {s['min']:>7.2f}-{s['max']:<8.2f} {s['ci95']:>8.2f}"
+            f"  {label:<{w}} {s['mean']:>22.2f} {s['min']:>7.2f}-{s['max']:<8.2f} {s['ci95']:>8.2f}"
         )
     lines.append("  published:")
     for p in scn["published"]:

@@ -55,6 +55,22 @@ def _trim_threshold(text: str) -> int | None:
     return None if text.strip() == "off" else int(_depth(text))
 
 
+def _ecn_step(text: str) -> int | None:
+    """`--ecn-step`: packets, or `off` (no marking)."""
+    return None if text.strip() == "off" else int(_depth(text))
+
+
+def _ecn_red(text: str) -> Any:
+    """`--ecn-red KMIN,KMAX,PMAX`: a controller.lb.EcnRed, parsed as `fabric up` parses the
+    same flag (controller.lb.flags)."""
+    from controller.lb import PolicyError, PolicyFlags, policy_with_flags
+
+    try:
+        return policy_with_flags(PolicyFlags(ecn_red=text)).ecn
+    except PolicyError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
 _offered_load = checked(
     float,
     lambda x: 0 < x <= 1,
@@ -181,6 +197,22 @@ def _common(p: argparse.ArgumentParser) -> None:
         metavar="PKTS",
         help="switches trim packets toward a queue deeper than PKTS (default 64; off: tail drop)",
     )
+    ecn = p.add_mutually_exclusive_group()
+    ecn.add_argument(
+        "--ecn-step",
+        type=_ecn_step,
+        default=20,
+        metavar="PKTS",
+        help="switches mark CE on packets joining a queue of more than PKTS (DCTCP step; "
+        "default 20; off: no marking)",
+    )
+    ecn.add_argument(
+        "--ecn-red",
+        type=_ecn_red,
+        metavar="KMIN,KMAX,PMAX",
+        help="a RED ramp instead of the step: no marks up to KMIN packets queued, then a "
+        "probability rising to PMAX/256 at KMAX, every packet from KMAX (DCQCN)",
+    )
     p.add_argument("--pfc", action="store_true", help="lossless: PFC pause on switch ingress")
     p.add_argument("--watchdog", type=_positive_time, metavar="TIME", help="PFC watchdog timeout")
     p.add_argument(
@@ -296,6 +328,8 @@ def _make_config(args: argparse.Namespace, transport: str, kw: dict[str, Any]) -
         size_mix=args.size_mix,
         fan_in=args.fan_in,
         trim_threshold=args.trim_threshold,
+        ecn_threshold=args.ecn_step,
+        ecn_red=args.ecn_red,
         time_limit_ns=args.time_limit,
         net=NetParams(pfc=PfcParams(enabled=args.pfc, watchdog_ns=args.watchdog)),
         **kw,

@@ -40,7 +40,8 @@ class PolicyFlags:
 def _ints(flag: str, text: str, low: int, high: int) -> list[int]:
     parts = text.split(",")
     if not low <= len(parts) <= high:
-        raise PolicyError("command line", flag, f"{text!r}: expected {low} to {high} numbers")
+        many = str(low) if low == high else f"{low} to {high}"
+        raise PolicyError("command line", flag, f"{text!r}: expected {many} numbers")
     try:
         return [int(p, 0) for p in parts]
     except ValueError:

@@ -90,3 +90,85 @@ def test_red_ramp(program: CompiledProgram) -> None:
     low = sum(marks[q] for q in ramp if q < 30)
     high = sum(marks[q] for q in ramp if q >= 30)
     assert high > 2 * low
+
+
+def held_at(fab: Fabric, depth: int, n: int) -> list[int]:
+    """The ECN field of `n` packets that each joined port 2's queue with exactly `depth`
+    packets ahead of it: `depth` + 1 packets build the queue (the first goes to the
+    server), then one packet arrives in the middle of each 1 ms service time, so as one
+    leaves another joins."""
+    data = Frame(ecn=2).bytes()
+    fab.sw.tm.set_depth(depth + 8, port=2)
+    for _ in range(depth + 1):
+        fab.inject(1, data)
+    out = fab.advance(500)
+    for _ in range(n):
+        fab.inject(1, data)
+        out += fab.advance(1_000)
+    out += fab.advance(1_000 * (depth + 2))
+    assert len(out) == depth + 1 + n
+    return [ecn_of(d) for _, d in out[depth + 1 :]]
+
+
+def test_held_packets_meet_the_depth_they_are_held_at(program: CompiledProgram) -> None:
+    """The step threshold brackets the depth `held_at` holds: above depth - 1, not above
+    depth."""
+    for threshold, marked in ((9, 3), (10, 2)):
+        fab = fabric(program)
+        fab.set_ecn_step(2, threshold)
+        assert set(held_at(fab, 10, 30)) == {marked}
+
+
+def red_probability(k_min: int, k_max: int, p_max: int, q: int) -> float:
+    """P(mark) of ecn.p4's mark_ecn_red for a packet meeting `q` packets: r uniform in
+    [0, k_max - k_min - 1] (random), marked when 256 * r < (q - k_min) * p_max, so
+    ceil((q - k_min) * p_max / 256) of the k_max - k_min values of r mark; every packet
+    from k_max, none up to k_min."""
+    if q >= k_max:
+        return 1.0
+    if q <= k_min:
+        return 0.0
+    span = k_max - k_min
+    return min(span, -(-(q - k_min) * p_max // 256)) / span
+
+
+@pytest.mark.parametrize(
+    ("k_min", "k_max", "p_max", "q"),
+    [
+        (10, 50, 128, 30),  # mid-ramp: 10 of 40 values of r, P = 1/4, as the ideal ramp
+        # one packet above k_min: ceil(0.5) = 1 of 40, P = 1/40 (the ideal ramp: 1/80)
+        (10, 50, 128, 11),
+        (0, 40, 51, 35),  # P_max 51/256 (20%): ceil(6.97) = 7 of 40, 0.175 (ideal 0.174)
+        # P_max 3/256 (DCQCN's 1%): ceil(1.16) = 2 of 100, 2% (ideal 1.16%)
+        (0, 100, 3, 99),
+    ],
+)
+def test_red_marks_at_its_probability_at_a_fixed_depth(
+    program: CompiledProgram, k_min: int, k_max: int, p_max: int, q: int
+) -> None:
+    """The fraction of packets marked at one queue depth is ecn.p4's probability, within
+    a binomial bound; the whole-number test rounds the ideal ramp up by less than
+    1/(k_max - k_min), and where that is many standard deviations the count tells them
+    apart."""
+    n = 10_000
+    fab = fabric(program, seed=11)
+    fab.set_ecn_red(2, k_min, k_max, p_max)
+    marks = held_at(fab, q, n).count(3)
+    p = red_probability(k_min, k_max, p_max, q)
+    ideal = (q - k_min) / (k_max - k_min) * p_max / 256
+    assert 0 <= p - ideal < 1 / (k_max - k_min)
+    # within 4 standard deviations of n * p (the seed makes it the same count every run;
+    # the bound says the draws behave as the formula says)
+    bound = 4 * (n * p * (1 - p)) ** 0.5
+    assert abs(marks - n * p) <= bound, (marks, n * p, bound)
+    if n * (p - ideal) > 2 * bound:
+        assert marks - n * ideal > bound, (marks, n * ideal)
+    assert fab.extern("ecn_marked_counter").packets[2] >= marks
+
+
+def test_red_ramp_ends(program: CompiledProgram) -> None:
+    """At k_min nothing is marked; at k_max everything is, whatever p_max."""
+    for q, want in ((5, 2), (30, 3)):
+        fab = fabric(program, seed=3)
+        fab.set_ecn_red(2, 5, 30, 1)
+        assert set(held_at(fab, q, 200)) == {want}
