@@ -80,10 +80,11 @@ control Ecn(inout headers_t hdr,
                 if (q >= k_max) {
                     mark = 1;
                 } else if (q > k_min) {
-                    // P(mark) = (q - k_min) / (k_max - k_min) * p_max / 256
+                    // P(mark) = (q - k_min) * p_max / (256 * (k_max - k_min)), exactly:
+                    // r takes 256 * (k_max - k_min) values, (q - k_min) * p_max of them mark
                     bit<32> r;
-                    random(r, (bit<32>)0, k_max - k_min - 1);
-                    if ((r << 8) < (q - k_min) * p_max) {
+                    random(r, (bit<32>)0, ((k_max - k_min) << 8) - 1);
+                    if (r < (q - k_min) * p_max) {
                         mark = 1;
                     }
                 }

@@ -121,48 +121,45 @@ def test_held_packets_meet_the_depth_they_are_held_at(program: CompiledProgram) 
 
 def red_probability(k_min: int, k_max: int, p_max: int, q: int) -> float:
     """P(mark) of ecn.p4's mark_ecn_red for a packet meeting `q` packets: r uniform in
-    [0, k_max - k_min - 1] (random), marked when 256 * r < (q - k_min) * p_max, so
-    ceil((q - k_min) * p_max / 256) of the k_max - k_min values of r mark; every packet
-    from k_max, none up to k_min."""
+    [0, 256 * (k_max - k_min) - 1] (random), marked when r < (q - k_min) * p_max, so
+    exactly the ramp (q - k_min) / (k_max - k_min) * p_max / 256; every packet from
+    k_max, none up to k_min."""
     if q >= k_max:
         return 1.0
     if q <= k_min:
         return 0.0
-    span = k_max - k_min
-    return min(span, -(-(q - k_min) * p_max // 256)) / span
+    return (q - k_min) * p_max / (256 * (k_max - k_min))
 
 
 @pytest.mark.parametrize(
     ("k_min", "k_max", "p_max", "q"),
     [
-        (10, 50, 128, 30),  # mid-ramp: 10 of 40 values of r, P = 1/4, as the ideal ramp
-        # one packet above k_min: ceil(0.5) = 1 of 40, P = 1/40 (the ideal ramp: 1/80)
-        (10, 50, 128, 11),
-        (0, 40, 51, 35),  # P_max 51/256 (20%): ceil(6.97) = 7 of 40, 0.175 (ideal 0.174)
-        # P_max 3/256 (DCQCN's 1%): ceil(1.16) = 2 of 100, 2% (ideal 1.16%)
-        (0, 100, 3, 99),
+        (10, 50, 128, 30),  # mid-ramp: P = 20/40 x 1/2 = 1/4
+        (10, 50, 128, 11),  # one packet above k_min: 1/80 (a whole-number draw of r
+        # over the 40 depths would give 1/40)
+        (0, 40, 51, 35),  # P_max 51/256 (20%): 0.174
+        (0, 100, 3, 99),  # P_max 3/256 (DCQCN's 1%): 1.16% (not 2%, a rounded ramp)
     ],
 )
 def test_red_marks_at_its_probability_at_a_fixed_depth(
     program: CompiledProgram, k_min: int, k_max: int, p_max: int, q: int
 ) -> None:
-    """The fraction of packets marked at one queue depth is ecn.p4's probability, within
-    a binomial bound; the whole-number test rounds the ideal ramp up by less than
-    1/(k_max - k_min), and where that is many standard deviations the count tells them
-    apart."""
+    """The fraction of packets marked at one queue depth is the ramp's probability,
+    within a binomial bound; where rounding the ramp to whole values of r over the
+    k_max - k_min depths would be several standard deviations away, the count rules it
+    out."""
     n = 10_000
     fab = fabric(program, seed=11)
     fab.set_ecn_red(2, k_min, k_max, p_max)
     marks = held_at(fab, q, n).count(3)
     p = red_probability(k_min, k_max, p_max, q)
-    ideal = (q - k_min) / (k_max - k_min) * p_max / 256
-    assert 0 <= p - ideal < 1 / (k_max - k_min)
     # within 4 standard deviations of n * p (the seed makes it the same count every run;
     # the bound says the draws behave as the formula says)
     bound = 4 * (n * p * (1 - p)) ** 0.5
     assert abs(marks - n * p) <= bound, (marks, n * p, bound)
-    if n * (p - ideal) > 2 * bound:
-        assert marks - n * ideal > bound, (marks, n * ideal)
+    rounded = min(1.0, -(-(q - k_min) * p_max // 256) / (k_max - k_min))
+    if n * (rounded - p) > 2 * bound:
+        assert n * rounded - marks > bound, (marks, n * rounded)
     assert fab.extern("ecn_marked_counter").packets[2] >= marks
 
 
