@@ -22,7 +22,8 @@ ns), with `host_ips`, the topology's nodes and links, the faults active (ground 
 from live_faults; the doctor does not use them), `slow_ns`: the excess of minimum latency
 the doctor counts as slow here (a software fabric's paths differ by tens of microseconds
 where the simulator's differ by nanoseconds), and `queued_ns`, the same for median
-latency (a standing queue).
+latency (a standing queue); `alerts`, the drop and queue reports the collector received
+while the probe ran, as fabricsim's runs have them (live_alerts.py).
 
 Needs hash-based groups (`ecmp`): under `spray` or `flowlet` a 5-tuple's probes take
 different paths, and a lost one's path is not its tuple's.
@@ -41,6 +42,7 @@ from typing import Any
 
 from ..telemetry.probe_matrix import ProbeMatrix
 from .control import HostState
+from .live_alerts import AlertWindow
 from .traffic import ipv4_frame
 
 __all__ = ["LIVE_SLOW_NS", "LiveProber", "probe_request"]
@@ -147,6 +149,7 @@ class LiveProber:
             reader.start()
             if collector is not None:
                 collector.add_listener(self._on_report)
+            window = AlertWindow.open(self.run)
             t0 = time.perf_counter()
             try:
                 self._send_rounds(tx)
@@ -162,7 +165,7 @@ class LiveProber:
         finally:
             for s, _ in rx.values():
                 s.close()
-        return self._result(traced, seconds)
+        return self._result(traced, seconds, window.close(seconds, set(traced), self.by_ip))
 
     def _send_rounds(self, tx: socket.socket) -> None:
         tuples = [(a, b, sp) for a, b in self.pairs for sp in self.sports]
@@ -255,7 +258,10 @@ class LiveProber:
 
     # ------------------------------------------------------------ output
     def _result(
-        self, traced: dict[tuple[str, str, int], list[str]], seconds: float
+        self,
+        traced: dict[tuple[str, str, int], list[str]],
+        seconds: float,
+        alerts: dict[str, Any] | None,
     ) -> dict[str, Any]:
         with self.lock:
             recs = [*self.done, *self.live.values()]
@@ -308,6 +314,7 @@ class LiveProber:
                 {"kind": f["kind"], "place": f["place"], "arg": f["arg"], "at_ns": 0, "id": f["id"]}
                 for f in faults
             ],
+            **({"alerts": alerts} if alerts is not None else {}),
         }
 
 
