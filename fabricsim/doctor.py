@@ -47,6 +47,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
+from .doctor_bursts import flap_by_timing
 from .doctor_counters import flap_suspects, hot_queue, storm_suspects
 from .doctor_groups import skew_suspects
 from .doctor_reports import blackhole_suspects, hot_by_reports, report_text, slash24
@@ -87,6 +88,14 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         else:
             reported.append(s)
     out["suspects"] = first + reported + votes
+    if run.get("timeline") and not run.get("ports"):
+        # no carrier counters (a live fabric): a lossy link whose losses came in periodic
+        # windows is flapping (doctor_bursts.py)
+        for s in votes:
+            if s["kind"] == "link" and s["cause"] == "loss":
+                flapped_now, text = flap_by_timing(run, (s["link"][0], s["link"][1]))
+                s["cause"] = "flap" if flapped_now else "loss"
+                s["evidence"] += text
     cited = {id(s) for s in reported}  # their evidence is the reports already
     for s in out["suspects"]:
         if id(s) not in cited:

@@ -23,7 +23,10 @@ from live_faults; the doctor does not use them), `slow_ns`: the excess of minimu
 the doctor counts as slow here (a software fabric's paths differ by tens of microseconds
 where the simulator's differ by nanoseconds), and `queued_ns`, the same for median
 latency (a standing queue); `alerts`, the drop and queue reports the collector received
-while the probe ran, as fabricsim's runs have them (live_alerts.py).
+while the probe ran, as fabricsim's runs have them (live_alerts.py); `timeline`, every
+probe as [src, dst, source port, sent us from the first, delivered 0/1] in the order sent,
+from which the doctor tells a flapping link (losses in periodic windows) from a lossy one
+(fabricsim/doctor_bursts.py; a UDP cable has no carrier counters).
 
 Needs hash-based groups (`ecmp`): under `spray` or `flowlet` a 5-tuple's probes take
 different paths, and a lost one's path is not its tuple's.
@@ -276,6 +279,12 @@ class LiveProber:
                 unknown += got is not None  # delivered, yet no INT report named its path
             matrix.add(src, dst, path, partial, sport, None if got is None else got - sent)
         probes = matrix.rows()
+        t0 = min((r[3] for r in recs), default=0)
+        timeline = sorted(
+            [src, dst, sport, (sent - t0) // 1000, int(got is not None)]
+            for src, dst, sport, sent, got in recs
+        )
+        timeline.sort(key=lambda r: r[3])
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []
@@ -315,6 +324,7 @@ class LiveProber:
                 for f in faults
             ],
             **({"alerts": alerts} if alerts is not None else {}),
+            "timeline": timeline,
         }
 
 
