@@ -35,8 +35,10 @@ holds a standing queue). When the run has the fabric's drop and queue reports (i
 "alerts", `sim run --reports`), a switch reporting drops by its tables toward a prefix is
 a blackhole suspect before the votes' links, a link whose egress queue reports stand out
 against the fabric's goes first among the links, and every suspect's evidence names the
-reports at its place. See doctor_counters.py, doctor_groups.py, doctor_reports.py and
-docs/doctor.md.
+reports at its place. A run with a probe `timeline` and no port counters (a live
+fabric: no carrier on its cables) has each lossy link's loss timing checked: losses in
+periodic windows make its cause `flap`. See doctor_counters.py, doctor_groups.py,
+doctor_reports.py, doctor_bursts.py and docs/doctor.md.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
-from .doctor_bursts import flap_by_timing
+from .doctor_bursts import explained_by, flap_by_timing
 from .doctor_counters import flap_suspects, hot_queue, storm_suspects
 from .doctor_groups import skew_suspects
 from .doctor_reports import blackhole_suspects, hot_by_reports, report_text, slash24
@@ -90,12 +92,26 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
     out["suspects"] = first + reported + votes
     if run.get("timeline") and not run.get("ports"):
         # no carrier counters (a live fabric): a lossy link whose losses came in periodic
-        # windows is flapping (doctor_bursts.py)
+        # windows is flapping (doctor_bursts.py), unless the flapping link ranked above it
+        # lost them
+        timed: list[tuple[str, str]] = []
         for s in votes:
-            if s["kind"] == "link" and s["cause"] == "loss":
-                flapped_now, text = flap_by_timing(run, (s["link"][0], s["link"][1]))
-                s["cause"] = "flap" if flapped_now else "loss"
-                s["evidence"] += text
+            if s["kind"] != "link" or s["cause"] != "loss":
+                continue
+            link = (s["link"][0], s["link"][1])
+            by = next((f for f in timed if explained_by(run, link, f)), None)
+            if by is not None:
+                if set(by) == set(link):  # the other direction of the same cable
+                    s["cause"] = "flap"
+                    s["evidence"] += f"; the other direction of the flapping {by[0]}-{by[1]}"
+                else:
+                    s["evidence"] += f"; its losses are those of the flapping {by[0]}-{by[1]}"
+                continue
+            flapped_now, text = flap_by_timing(run, link)
+            if flapped_now:
+                s["cause"] = "flap"
+                timed.append(link)
+            s["evidence"] += text
     cited = {id(s) for s in reported}  # their evidence is the reports already
     for s in out["suspects"]:
         if id(s) not in cited:

@@ -15,6 +15,10 @@ whose 5-tuple's path crosses it, either direction (a flap takes both down). In s
 losses fall into at least MIN_WINDOWS windows (runs of MIN_RUN or more lost probes): the
 evidence gives the windows, their spacing (the period, roughly) and length. Too few
 probes either way (MIN_EACH lost and delivered) decide nothing.
+
+A link whose probes also cross a flapping link loses them in the same windows: the doctor
+asks `explained_by(run, link, flapping)` (every 5-tuple it lost crosses the flapping
+link) before calling a lower-ranked link a flap of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 from statistics import median
 from typing import Any
 
-__all__ = ["flap_by_timing"]
+__all__ = ["explained_by", "flap_by_timing"]
 
 MAX_Z = -3.0  # the runs test's z below this: losses clustered in time, not at random
 MIN_WINDOWS = 2  # a flap repeats: at least two windows of losses
@@ -31,17 +35,30 @@ MIN_RUN = 2  # a window: this many consecutive lost probes or more
 MIN_EACH = 4  # lost and delivered probes needed to judge
 
 
-def _timeline(run: dict[str, Any], link: tuple[str, str]) -> list[tuple[int, int]]:
-    """(sent us, delivered) of the probes whose 5-tuple's path crosses `link` either way."""
+def _crossing(run: dict[str, Any], link: tuple[str, str]) -> set[tuple[str, str, int]]:
+    """The (src, dst, source port) whose path crosses `link` either way."""
     a, b = link
     hops = {(a, b), (b, a)}
-    crossing: set[tuple[str, str, int]] = set()
+    out: set[tuple[str, str, int]] = set()
     for agg in run.get("probes", []):
         p = agg["path"]
         if hops & set(zip(p, p[1:], strict=False)):
-            crossing.update((agg["src"], agg["dst"], sp) for sp in agg["sports"])
+            out.update((agg["src"], agg["dst"], sp) for sp in agg["sports"])
+    return out
+
+
+def _timeline(run: dict[str, Any], link: tuple[str, str]) -> list[tuple[int, int]]:
+    """(sent us, delivered) of the probes whose 5-tuple's path crosses `link` either way."""
+    crossing = _crossing(run, link)
     rows = run.get("timeline") or []
     return sorted((r[3], r[4]) for r in rows if (r[0], r[1], r[2]) in crossing)
+
+
+def explained_by(run: dict[str, Any], link: tuple[str, str], flapping: tuple[str, str]) -> bool:
+    """Whether every 5-tuple that lost a probe crossing `link` crosses `flapping` too."""
+    mine = _crossing(run, link)
+    lost = {(r[0], r[1], r[2]) for r in run.get("timeline") or [] if not r[4]} & mine
+    return bool(lost) and lost <= _crossing(run, flapping)
 
 
 def _runs_z(outcomes: list[int]) -> float:

@@ -68,3 +68,14 @@ def test_a_run_without_timeline_is_left_alone() -> None:
     del run["timeline"]
     assert flap_by_timing(run, ("leaf1", "spine1")) == (False, "")
     assert all(s["cause"] == "loss" for s in diagnose(run)["suspects"])
+
+
+def test_links_sharing_the_flapping_links_probes_are_not_flaps_of_their_own() -> None:
+    run = _run(lambda t, _sp: t % 400_000 < 200_000)
+    links = [s for s in diagnose(run)["suspects"] if s["kind"] == "link"]
+    flaps = [s for s in links if s["cause"] == "flap"]
+    # the first flap, its other direction if ranked, and nothing off leaf1-spine1-leaf2
+    assert flaps and all("spine1" in s["link"] for s in flaps)
+    host_links = [s for s in links if {"h1", "h2"} & set(s["link"])]
+    assert host_links and all(s["cause"] == "loss" for s in host_links)
+    assert all("its losses are those of the flapping" in s["evidence"] for s in host_links)
