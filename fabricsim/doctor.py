@@ -49,7 +49,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
-from .doctor_bursts import explained_by, flap_by_timing
+from .doctor_bursts import label_flaps
 from .doctor_counters import flap_suspects, hot_queue, storm_suspects
 from .doctor_groups import skew_suspects
 from .doctor_reports import blackhole_suspects, hot_by_reports, report_text, slash24
@@ -91,27 +91,8 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
             reported.append(s)
     out["suspects"] = first + reported + votes
     if run.get("timeline") and not run.get("ports"):
-        # no carrier counters (a live fabric): a lossy link whose losses came in periodic
-        # windows is flapping (doctor_bursts.py), unless the flapping link ranked above it
-        # lost them
-        timed: list[tuple[str, str]] = []
-        for s in votes:
-            if s["kind"] != "link" or s["cause"] != "loss":
-                continue
-            link = (s["link"][0], s["link"][1])
-            by = next((f for f in timed if explained_by(run, link, f)), None)
-            if by is not None:
-                if set(by) == set(link):  # the other direction of the same cable
-                    s["cause"] = "flap"
-                    s["evidence"] += f"; the other direction of the flapping {by[0]}-{by[1]}"
-                else:
-                    s["evidence"] += f"; its losses are those of the flapping {by[0]}-{by[1]}"
-                continue
-            flapped_now, text = flap_by_timing(run, link)
-            if flapped_now:
-                s["cause"] = "flap"
-                timed.append(link)
-            s["evidence"] += text
+        # no carrier counters (a live fabric): loss timing tells a flap (doctor_bursts.py)
+        label_flaps(run, votes)
     cited = {id(s) for s in reported}  # their evidence is the reports already
     for s in out["suspects"]:
         if id(s) not in cited:

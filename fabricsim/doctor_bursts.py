@@ -18,7 +18,8 @@ probes either way (MIN_EACH lost and delivered) decide nothing.
 
 A link whose probes also cross a flapping link loses them in the same windows: the doctor
 asks `explained_by(run, link, flapping)` (every 5-tuple it lost crosses the flapping
-link) before calling a lower-ranked link a flap of its own.
+link) before calling a lower-ranked link a flap of its own. `label_flaps` does both over
+the doctor's ranked suspects.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import math
 from statistics import median
 from typing import Any
 
-__all__ = ["explained_by", "flap_by_timing"]
+__all__ = ["explained_by", "flap_by_timing", "label_flaps"]
 
 MAX_Z = -3.0  # the runs test's z below this: losses clustered in time, not at random
 MIN_WINDOWS = 2  # a flap repeats: at least two windows of losses
@@ -99,3 +100,28 @@ def flap_by_timing(run: dict[str, Any], link: tuple[str, str]) -> tuple[bool, st
         f"about {period / 1000:.0f} ms apart, each {length / 1000:.0f} ms or more long "
         f"(runs test z {z:.1f}): down and up again, not random loss"
     )
+
+
+def label_flaps(run: dict[str, Any], suspects: list[dict[str, Any]]) -> None:
+    """In rank order, make each `loss` link suspect whose losses came in periodic windows
+    a `flap`, and add the timing to its evidence; a link whose lost 5-tuples all cross a
+    flapping link ranked above it is that link's finding (a flap too when it is the same
+    cable's other direction) and says so."""
+    timed: list[tuple[str, str]] = []
+    for s in suspects:
+        if s["kind"] != "link" or s["cause"] != "loss":
+            continue
+        link = (s["link"][0], s["link"][1])
+        by = next((f for f in timed if explained_by(run, link, f)), None)
+        if by is not None:
+            if set(by) == set(link):  # the other direction of the same cable
+                s["cause"] = "flap"
+                s["evidence"] += f"; the other direction of the flapping {by[0]}-{by[1]}"
+            else:
+                s["evidence"] += f"; its losses are those of the flapping {by[0]}-{by[1]}"
+            continue
+        flapped, text = flap_by_timing(run, link)
+        if flapped:
+            s["cause"] = "flap"
+            timed.append(link)
+        s["evidence"] += text

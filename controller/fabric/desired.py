@@ -35,8 +35,8 @@ __all__ = [
     "DesiredCache",
     "QUEUE_REPORT_THRESHOLD",
     "REPORT_GAP_US",
-    "fabric_desired_state",
     "fabric_collector",
+    "fabric_desired_state",
     "fabric_desired_state_with_arp",
     "with_collector",
 ]
