@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.lb.constants import FabricConstants
+from controller.telemetry.alert_rows import alert_rows
 from controller.telemetry.alerts import DropReport, QueueReport, decode_alert, is_alert
 from controller.telemetry.int_report import ReportError, report_payload
 
 __all__ = ["AlertLog"]
-
-MAX_DSTS = 16  # destinations kept per drop row (the first ones, sorted)
 
 
 @dataclass(slots=True)
@@ -57,41 +56,7 @@ class AlertLog:
 
     def summary(self, peers: Mapping[tuple[str, int], str]) -> list[dict[str, Any]]:
         """One row per (kind, switch, port, reason), drops first; `peers`: (switch, port)
-        -> the node on the other end (the port the drops came in on, the queue's port)."""
+        -> the node on the other end (the port the drops came in on, the queue's port).
+        The folding is controller.telemetry.alert_rows, which the live prober uses too."""
         names = {v: k for k, v in FabricConstants.load().drop_reasons.items()}
-        rows: dict[tuple[str, str, int, str], dict[str, Any]] = {}
-        for switch, t, rep in self.kept:
-            if isinstance(rep, DropReport):
-                key = ("drop", switch, rep.ingress_port, names.get(rep.reason, str(rep.reason)))
-                port = rep.ingress_port
-            else:
-                key = ("queue", switch, rep.egress_port, "")
-                port = rep.egress_port
-            row = rows.get(key)
-            if row is None:
-                row = rows[key] = {
-                    "type": key[0],
-                    "switch": switch,
-                    "port": port,
-                    "peer": peers.get((switch, port)),
-                    "count": 0,
-                    "first_ns": t,
-                    "last_ns": t,
-                }
-                if isinstance(rep, DropReport):
-                    row |= {"reason": key[3], "dsts": []}
-                else:
-                    row |= {"max_occupancy": 0, "max_latency_ns": 0}
-            row["count"] += 1
-            row["last_ns"] = t
-            if isinstance(rep, DropReport):
-                dst = rep.flow.dst if rep.flow is not None else None
-                if dst is not None and dst not in row["dsts"] and len(row["dsts"]) < MAX_DSTS:
-                    row["dsts"].append(dst)
-            else:
-                row["max_occupancy"] = max(row["max_occupancy"], rep.queue_occupancy)
-                row["max_latency_ns"] = max(row["max_latency_ns"], rep.hop_latency_ns)
-        for row in rows.values():
-            if row["type"] == "drop":
-                row["dsts"].sort()
-        return [rows[k] for k in sorted(rows)]
+        return alert_rows(self.kept, peers, names)

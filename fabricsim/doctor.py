@@ -35,8 +35,10 @@ holds a standing queue). When the run has the fabric's drop and queue reports (i
 "alerts", `sim run --reports`), a switch reporting drops by its tables toward a prefix is
 a blackhole suspect before the votes' links, a link whose egress queue reports stand out
 against the fabric's goes first among the links, and every suspect's evidence names the
-reports at its place. See doctor_counters.py, doctor_groups.py, doctor_reports.py and
-docs/doctor.md.
+reports at its place. A run with a probe `timeline` and no port counters (a live
+fabric: no carrier on its cables) has each lossy link's loss timing checked: losses in
+periodic windows make its cause `flap`. See doctor_counters.py, doctor_groups.py,
+doctor_reports.py, doctor_bursts.py and docs/doctor.md.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
+from .doctor_bursts import label_flaps
 from .doctor_counters import flap_suspects, hot_queue, storm_suspects
 from .doctor_groups import skew_suspects
 from .doctor_reports import blackhole_suspects, hot_by_reports, report_text, slash24
@@ -87,6 +90,9 @@ def diagnose(run: dict[str, Any], prefixes: dict[str, str] | None = None) -> dic
         else:
             reported.append(s)
     out["suspects"] = first + reported + votes
+    if run.get("timeline") and not run.get("ports"):
+        # no carrier counters (a live fabric): loss timing tells a flap (doctor_bursts.py)
+        label_flaps(run, votes)
     cited = {id(s) for s in reported}  # their evidence is the reports already
     for s in out["suspects"]:
         if id(s) not in cited:

@@ -1,6 +1,6 @@
 """`sprayfabric doctor --html FILE`: the diagnosis as one self-contained HTML page.
 
-Three parts, no script, no external file (styles inline):
+Four parts, no script, no external file (styles inline):
 
 - the fabric as inline SVG: hosts at the bottom, each switch one row above the nearest
   host's distance (leaves, then aggregation or spine, then core), each link a line
@@ -8,7 +8,11 @@ Three parts, no script, no external file (styles inline):
   grey when none does; suspect switches and hosts ringed in red;
 - the probe matrix: one cell per (source, destination) host, shaded by the share of its
   probes that were bad (lost, or slow in the doctor's sense);
-- the suspects table, as `sprayfabric doctor` prints it.
+- the suspects table, as `sprayfabric doctor` prints it (each suspect's evidence, with
+  the reports it cites);
+- the reports table, when the run has drop and queue reports (its "alerts": `sim run
+  --reports`, or a live fabric's probe): one row per switch, port and reason, with the
+  suspects whose place it is (doctor_reports.reports_behind), those rows shaded.
 
 Input is the run's JSON (with `topology`, as probe runs carry it) and its diagnosis.
 """
@@ -19,6 +23,8 @@ import re
 from collections import defaultdict, deque
 from html import escape
 from typing import Any
+
+from .doctor_reports import reports_behind
 
 __all__ = ["render_html", "link_suspicion"]
 
@@ -179,12 +185,58 @@ def _suspects(diagnosis: dict[str, Any]) -> str:
     return "".join(rows)
 
 
+def _reports(run: dict[str, Any], diagnosis: dict[str, Any]) -> str:
+    """The drop and queue report rows, each with the suspects (their rank) it backs."""
+    alerts = run.get("alerts")
+    if alerts is None:
+        return (
+            '<p id="no-reports">The run has no drop or queue reports (fabricsim: '
+            "<code>sim run --reports</code>; a live fabric's probe carries them).</p>"
+        )
+    backs: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(diagnosis.get("suspects", []), 1):
+        d, q = reports_behind(run, s)
+        for r in d + q:
+            backs[id(r)].append(i)
+    rows = [
+        '<table id="reports"><tr><th>type</th><th>switch</th><th>port</th><th>peer</th>'
+        "<th>reason</th><th>count</th><th>first ms</th><th>last ms</th><th>detail</th>"
+        "<th>suspects</th></tr>"
+    ]
+    for r in alerts.get("reports", []):
+        if r["type"] == "drop":
+            detail = "toward " + ", ".join(r["dsts"]) if r["dsts"] else ""
+        else:
+            detail = f"up to {r['max_occupancy']} packets, {r['max_latency_ns']} ns"
+        ranks = backs.get(id(r), [])
+        shade = ' class="backs"' if ranks else ""
+        rows.append(
+            f'<tr{shade} data-type="{escape(r["type"])}" data-switch="{escape(r["switch"])}" '
+            f'data-reason="{escape(r.get("reason", ""))}" data-suspects="'
+            f'{" ".join(map(str, ranks))}"><td>{escape(r["type"])}</td>'
+            f"<td>{escape(r['switch'])}</td><td>{r['port']}</td>"
+            f"<td>{escape(str(r['peer']))}</td><td>{escape(r.get('reason', ''))}</td>"
+            f"<td>{r['count']}</td><td>{r['first_ns'] / 1e6:.3f}</td>"
+            f"<td>{r['last_ns'] / 1e6:.3f}</td><td>{escape(detail)}</td>"
+            f"<td>{', '.join(f'#{i}' for i in ranks)}</td></tr>"
+        )
+    rows.append("</table>")
+    gap = alerts.get("drop_gap_us")
+    note = (
+        f"<p>Rate-limited in the data plane: one drop report per reason every {gap} us and "
+        f"one queue report per port every {alerts.get('queue_gap_us')} us at most, so a "
+        "count is a lower bound. Shaded: the rows at a suspect's place.</p>"
+    )
+    return note + "".join(rows)
+
+
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em;color:#222}"
     "table{border-collapse:collapse;font-size:12px;margin:0.5em 0}"
     "td,th{border:1px solid #ccc;padding:2px 5px;text-align:center}"
     "#suspects td:last-child{text-align:left}"
     "td.none{background:#f4f4f4}"
+    "#reports tr.backs td{background:#fbd5d5}"
 )
 
 
@@ -192,7 +244,9 @@ def render_html(run: dict[str, Any], diagnosis: dict[str, Any]) -> str:
     """The page (see the module docstring); ValueError when the run has no topology."""
     if not run.get("topology"):
         raise ValueError("the run has no topology (simulate it with --probes)")
-    title = f"sprayfabric doctor: {run.get('config', {}).get('topology', '')}"
+    # a simulated run names its topology in its config, a live probe its topology file
+    where = run.get("config", {}).get("topology") or run.get("topology_file") or ""
+    title = f"sprayfabric doctor: {where}"
     head = (
         f"{diagnosis['probes_sent']} probes: {diagnosis['probes_lost']} lost, "
         f"{diagnosis['probes_slow']} slow. Verdict: {diagnosis['verdict']}"
@@ -209,5 +263,6 @@ def render_html(run: dict[str, Any], diagnosis: dict[str, Any]) -> str:
         "also counts latency (a pair's slowest path's median latency over its fastest's; dark at twice).</p>"
         f"{_matrix(run)}"
         f"<h2>Suspects</h2>{_suspects(diagnosis)}"
+        f"<h2>Reports</h2>{_reports(run, diagnosis)}"
         "</body></html>\n"
     )

@@ -8,7 +8,8 @@
   never make a suspect alone (a healthy incast fills a queue too); `hot_by_reports` tells
   whether one port stands out against the whole fabric's ports, which ranks a link
   suspect of the probes' votes first among the links.
-- `report_text` names the reports behind any suspect for its evidence.
+- `report_text` names the reports behind any suspect for its evidence (`reports_behind`:
+  which rows those are, for the HTML page).
 
 The reports are rate-limited in the data plane (one per reason, or per port, every gap):
 their counts are lower bounds, at most the run's length over the gap.
@@ -20,7 +21,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["blackhole_suspects", "hot_by_reports", "report_text", "slash24"]
+__all__ = ["blackhole_suspects", "hot_by_reports", "report_text", "reports_behind", "slash24"]
 
 BLACKHOLE_REASONS = ("ROUTE_BLACKHOLE", "NO_ROUTE")  # a switch's tables send it nowhere
 MIN_DROP_REPORTS = 2  # fewer drop reports at a switch are noise
@@ -77,16 +78,17 @@ def hot_by_reports(run: dict[str, Any], a: str, b: str) -> bool:
     rows = _rows(run, "queue")
     mine = sum(r["count"] for r in rows if r["switch"] == a and r["peer"] == b)
     others = [r["count"] for r in rows if {r["switch"], r["peer"]} != {a, b}]
-    span_us = float(run.get("sim_time_us") or 0)
+    # a simulated run's length; a live probe's alerts say how long the probe ran
+    span_us = float(alerts.get("span_us") or run.get("sim_time_us") or 0)
     gaps = span_us / alerts["queue_gap_us"] if alerts.get("queue_gap_us") else 0
     return bool(gaps) and mine >= HOT_SHARE * gaps and mine >= HOT_RATIO * max(others, default=0)
 
 
-def report_text(run: dict[str, Any], s: dict[str, Any]) -> str:
-    """The reports behind suspect `s` ("" when the run has none): drop and queue reports
-    at either end of a link, at a switch, at the switch port toward a host."""
-    if not run.get("alerts"):
-        return ""
+def reports_behind(
+    run: dict[str, Any], s: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The drop and the queue report rows at suspect `s`'s place: at either end of a link,
+    at a switch (a blackhole: its drops only), at the switch port toward a host."""
     drops, queues = _rows(run, "drop"), _rows(run, "queue")
     if s["kind"] == "link":
         a, b = s["link"]
@@ -99,6 +101,15 @@ def report_text(run: dict[str, Any], s: dict[str, Any]) -> str:
     else:
         d = [r for r in drops if r["peer"] == s["where"]]
         q = [r for r in queues if r["peer"] == s["where"]]
+    return d, q
+
+
+def report_text(run: dict[str, Any], s: dict[str, Any]) -> str:
+    """The reports behind suspect `s` ("" when the run has none): `reports_behind`'s rows
+    as a phrase for its evidence."""
+    if not run.get("alerts"):
+        return ""
+    d, q = reports_behind(run, s)
     parts = []
     if d:
         parts.append(_drop_phrase(d))

@@ -11,6 +11,12 @@ a switch whose routes did not change gets the very same list back (not encoded a
 INT reports: every switch's collector port (wiring.py) leads to the fabric's INT collector,
 so a policy with INT gets a collector whose next hop is that port on every switch (the
 report's addresses are loopback ones; the cable delivers the frame whatever they say).
+That collector also turns on fabric.p4's drop and queue reports (docs/fabric.md): every
+switch reports the packets its ingress drops, one per reason every REPORT_GAP_US, and a
+packet that waited behind QUEUE_REPORT_THRESHOLD packets or more, one per port every
+REPORT_GAP_US, as fabricsim's `--reports` does; a policy without INT gets the collector
+for them alone. A policy whose INT names a collector of its own is kept as it is (its
+`drop_report_gap_us` and `queue_report_threshold` say whether there are reports).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..entities import Entity
-from ..lb import FabricEncoder, IntCollector, Policy
+from ..lb import FabricEncoder, IntCollector, IntPolicy, Policy
 from .core import DesiredCache, ReportRoute, desired_state
 from .reconcile import identity
 
@@ -27,6 +33,9 @@ __all__ = [
     "COLLECTOR_IP",
     "COLLECTOR_MAC",
     "DesiredCache",
+    "QUEUE_REPORT_THRESHOLD",
+    "REPORT_GAP_US",
+    "fabric_collector",
     "fabric_desired_state",
     "fabric_desired_state_with_arp",
     "with_collector",
@@ -34,15 +43,38 @@ __all__ = [
 
 COLLECTOR_IP = "127.0.0.1"
 COLLECTOR_MAC = "02:00:00:00:fc:01"
+# drop and queue reports: one per drop reason, and one per port, every millisecond at most
+# (a probe run of 20 rounds of 50 ms: up to a thousand per reason), a queue report for a
+# packet behind 8 or more (fabricsim's threshold)
+REPORT_GAP_US = 1000
+QUEUE_REPORT_THRESHOLD = 8
 
 
 def with_collector(policy: Policy, udp_port: int) -> Policy:
-    """`policy` with INT reports sent to the fabric's collector (when it has INT and no
-    collector of its own)."""
-    if policy.int_md is None or policy.int_md.collector is not None:
+    """`policy` with INT, drop and queue reports sent to the fabric's collector (when its
+    INT names no collector of its own; a policy without INT gets the collector for the
+    drop and queue reports)."""
+    int_md = policy.int_md if policy.int_md is not None else IntPolicy()
+    if int_md.collector is not None:
         return policy
-    col = IntCollector(COLLECTOR_IP, COLLECTOR_MAC, udp_port=udp_port)
-    return replace(policy, int_md=replace(policy.int_md, collector=col))
+    col = IntCollector(
+        COLLECTOR_IP,
+        COLLECTOR_MAC,
+        udp_port=udp_port,
+        drop_report_gap_us=REPORT_GAP_US,
+        queue_report_threshold=QUEUE_REPORT_THRESHOLD,
+        queue_report_gap_us=REPORT_GAP_US,
+    )
+    return replace(policy, int_md=replace(int_md, collector=col))
+
+
+def fabric_collector(run: Any) -> IntCollector | None:
+    """The collector settings a `FabricRun`'s desired state uses (None: no wiring, so no
+    collector port)."""
+    if run.wiring is None:
+        return None
+    int_md = with_collector(run.policy or Policy(), run.wiring.collector[1]).int_md
+    return int_md.collector if int_md is not None else None
 
 
 def fabric_desired_state(run: Any) -> dict[str, list[Entity]]:

@@ -22,7 +22,11 @@ ns), with `host_ips`, the topology's nodes and links, the faults active (ground 
 from live_faults; the doctor does not use them), `slow_ns`: the excess of minimum latency
 the doctor counts as slow here (a software fabric's paths differ by tens of microseconds
 where the simulator's differ by nanoseconds), and `queued_ns`, the same for median
-latency (a standing queue).
+latency (a standing queue); `alerts`, the drop and queue reports the collector received
+while the probe ran, as fabricsim's runs have them (live_alerts.py); `timeline`, every
+probe as [src, dst, source port, sent us from the first, delivered 0/1] in the order sent,
+from which the doctor tells a flapping link (losses in periodic windows) from a lossy one
+(fabricsim/doctor_bursts.py; a UDP cable has no carrier counters).
 
 Needs hash-based groups (`ecmp`): under `spray` or `flowlet` a 5-tuple's probes take
 different paths, and a lost one's path is not its tuple's.
@@ -41,6 +45,7 @@ from typing import Any
 
 from ..telemetry.probe_matrix import ProbeMatrix
 from .control import HostState
+from .live_alerts import AlertWindow
 from .live_ports import port_rows, snapshot, window_us
 from .traffic import ipv4_frame
 
@@ -154,6 +159,7 @@ class LiveProber:
             reader.start()
             if collector is not None:
                 collector.add_listener(self._on_report)
+            window = AlertWindow.open(self.run)
             t0 = time.perf_counter()
             ports_before = snapshot(self.run.port_stats_dir)
             try:
@@ -173,7 +179,7 @@ class LiveProber:
         finally:
             for s, _ in rx.values():
                 s.close()
-        out = self._result(traced, seconds)
+        out = self._result(traced, seconds, window.close(seconds, set(traced), self.by_ip))
         if ports_after:  # softswitch processes on UDP cables count their ports
             wiring = self.run.wiring
             devices = {w.device_id: n for n, w in wiring.switches.items()} if wiring else {}
@@ -272,7 +278,10 @@ class LiveProber:
 
     # ------------------------------------------------------------ output
     def _result(
-        self, traced: dict[tuple[str, str, int], list[str]], seconds: float
+        self,
+        traced: dict[tuple[str, str, int], list[str]],
+        seconds: float,
+        alerts: dict[str, Any] | None,
     ) -> dict[str, Any]:
         with self.lock:
             recs = [*self.done, *self.live.values()]
@@ -287,6 +296,12 @@ class LiveProber:
                 unknown += got is not None  # delivered, yet no INT report named its path
             matrix.add(src, dst, path, partial, sport, None if got is None else got - sent)
         probes = matrix.rows()
+        t0 = min((r[3] for r in recs), default=0)
+        timeline = sorted(
+            [src, dst, sport, (sent - t0) // 1000, int(got is not None)]
+            for src, dst, sport, sent, got in recs
+        )
+        timeline.sort(key=lambda r: r[3])
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []
@@ -325,6 +340,8 @@ class LiveProber:
                 {"kind": f["kind"], "place": f["place"], "arg": f["arg"], "at_ns": 0, "id": f["id"]}
                 for f in faults
             ],
+            **({"alerts": alerts} if alerts is not None else {}),
+            "timeline": timeline,
         }
 
 

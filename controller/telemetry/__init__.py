@@ -1,5 +1,6 @@
 """Telemetry: INT reports (decoder and UDP collector), counter polling, Prometheus metrics."""
 
+from .alert_rows import alert_rows
 from .alerts import (
     DropReport,
     QueueReport,
@@ -29,6 +30,7 @@ __all__ = [
     "poll_counters",
     "rates",
     "DropReport",
+    "alert_rows",
     "QueueReport",
     "decode_alert",
     "decode_alert_frame",

@@ -10,7 +10,12 @@ a host receives it. `framed=True`: each datagram is a whole frame from a switch 
 report's Ethernet/IPv4/UDP included), as a softswitch UDP port (`-i N@udp:...`) delivers
 it. Datagrams that do not decode are counted in `errors` (the last error kept), never
 raised. Drop and queue reports (D or Q set) are kept apart: `alerts()`, counted in
-`alerts_received`; the listeners get INT reports only.
+`alerts_received`; the listeners get INT reports only. `timed_alerts(since)` gives them
+with the time each arrived (`time.time_ns()`), from the `since`-th received on:
+
+    mark = c.alerts_received
+    ...                                                   # a probe run
+    c.timed_alerts(mark)                                  # [(ns, DropReport | QueueReport)]
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import logging
 import select
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -41,7 +47,7 @@ class IntCollector:
         self._sock.bind(address)
         self.address: tuple[str, int] = self._sock.getsockname()
         self._recent: deque[IntReport] = deque(maxlen=keep)
-        self._alerts: deque[DropReport | QueueReport] = deque(maxlen=keep)
+        self._alerts: deque[tuple[int, DropReport | QueueReport]] = deque(maxlen=keep)
         self.alerts_received = 0
         self._listeners: list[Callable[[IntReport], None]] = []
         self._lock = threading.Lock()
@@ -75,7 +81,7 @@ class IntCollector:
                 alert = decode_alert(payload)
                 with self._lock:
                     self.alerts_received += 1
-                    self._alerts.append(alert)
+                    self._alerts.append((time.time_ns(), alert))
                 return alert
             rep = decode_report(payload)
         except ReportError as e:
@@ -101,7 +107,14 @@ class IntCollector:
 
     def alerts(self) -> list[DropReport | QueueReport]:
         with self._lock:
-            return list(self._alerts)
+            return [a for _, a in self._alerts]
+
+    def timed_alerts(self, since: int = 0) -> list[tuple[int, DropReport | QueueReport]]:
+        """(arrival ns, report) for the alerts received after the first `since` (a past
+        `alerts_received`), as far as the `keep` latest reach back."""
+        with self._lock:
+            first = self.alerts_received - len(self._alerts)  # the index of the oldest kept
+            return list(self._alerts)[max(0, since - first) :]
 
     def wait_for(self, count: int, timeout: float) -> bool:
         """Wait until `count` reports were received in total."""

@@ -172,3 +172,77 @@ def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
     assert red > 300, red  # the suspect link leaf2-spine1, drawn thick
     assert grey > 2_000, grey  # the other links and the matrix's borders
     assert dark > 2_000, dark  # the headings and the verdict
+
+
+@pytest.fixture(scope="module")
+def reported() -> dict[str, Any]:
+    """A blackhole at spine1 with drop and queue reports on: spine1's drop reports back
+    the top suspect."""
+    cfg = SimConfig(
+        flow_bytes=5_000,
+        probes=True,
+        time_limit_ns=300_000,
+        faults=(parse_fault("blackhole:spine1,10.0.2.0/24@0"),),
+        reports=True,
+    )
+    return simulate(load_topology(TOPO), cfg).to_dict()
+
+
+def test_page_lists_the_reports_behind_the_suspects(reported: dict[str, Any]) -> None:
+    d = diagnose(reported)
+    page = _Page()
+    page.feed(render_html(reported, d))
+    rows = reported["alerts"]["reports"]
+    assert page.rows["reports"] == len(rows) + 1
+    drops = page.find("tr", **{"data-type": "drop", "data-switch": "spine1"})
+    assert drops and all(r["data-reason"] == "ROUTE_BLACKHOLE" for r in drops)
+    # the top suspect is spine1 and its drop reports are shaded as its evidence
+    assert d["suspects"][0]["where"] == "spine1"
+    assert all("1" in (r["data-suspects"] or "").split() for r in drops)
+    assert all(r["class"] == "backs" for r in drops)
+
+
+def test_page_without_reports_says_so(run: dict[str, Any]) -> None:
+    page = _Page()
+    page.feed(render_html(run, diagnose(run)))
+    assert page.find("p", id="no-reports") and "reports" not in page.rows
+
+
+def test_reports_in_system_chromium(reported: dict[str, Any], tmp_path: Path) -> None:
+    """The reports section as a browser draws it: the DOM it parsed has the table, and a
+    page tall enough to hold it shows the shaded rows behind the top suspect."""
+    browser = _system_chromium()
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(reported, diagnose(reported)))
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom = subprocess.run(
+        [*flags, f"--user-data-dir={tmp_path / 'p1'}", "--dump-dom", page_file.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    page = _Page()
+    page.feed(dom)
+    assert page.rows["reports"] == len(reported["alerts"]["reports"]) + 1
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            *flags,
+            f"--user-data-dir={tmp_path / 'p2'}",
+            "--window-size=1200,4000",
+            f"--screenshot={shot}",
+            page_file.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    with Image.open(shot) as img:
+        raw = img.convert("RGB").tobytes()
+    pixels = zip(raw[0::3], raw[1::3], raw[2::3], strict=True)
+    # the shaded rows' background, #fbd5d5 (the matrix's cells have red 255)
+    shaded = sum(1 for r, g, b in pixels if r == 251 and 210 <= g <= 216 and g == b)
+    assert shaded > 1_000, shaded
