@@ -58,6 +58,13 @@ class ArchContext(Protocol):
         """Code for a copy of a value (structs and headers are objects)."""
         ...
 
+    def deparse_reset(self, st: T.StructLikeType, emitted: list[str]) -> str | None:
+        """The name of a generated function `f(buf, hdr)` that deparses the headers
+        `emitted` (fields of the struct `st`, in order, each once) as a deparser doing
+        only that would, and leaves `hdr` as `_reset_valid` would (None: no such
+        function, for these headers or while tracing)."""
+        ...
+
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None
     ) -> list[A.Expr | None]: ...

@@ -58,6 +58,15 @@ class GenArchContext:
         """Code for a copy of a value (structs and headers are objects)."""
         return self._parts.types.copy_code(code, t)
 
+    def deparse_reset(self, st: T.StructLikeType, emitted: list[str]) -> str | None:
+        """The name of a generated function `f(buf, hdr)` that deparses the headers
+        `emitted` (fields of the struct `st`, in order, each once) as a deparser doing
+        only that would, and leaves `hdr` as `_reset_valid` would (None: no such
+        function, for these headers or while tracing)."""
+        if self._st.trace_enabled:  # the deparser's trace events come from its own code
+            return None
+        return self._parts.types.deparse_reset(st, emitted)
+
     def bind_args(
         self, params: tuple[A.Param, ...], args: tuple[A.Argument, ...], pos: Pos | None
     ) -> list[A.Expr | None]:

@@ -431,7 +431,10 @@ class Blocks:
             resets = self._control_locals(d.locals)
         finally:
             self._sharing = saved_sharing
-        states = {s.name: StateSym(self.st.unique("s_" + s.name)) for s in d.states}
+        # without a loop among the states each transition calls the next state (a chain of
+        # calls as deep as the longest path) instead of going back to the parser's loop
+        tail = not _has_loop(d)
+        states = {s.name: StateSym(self.st.unique("s_" + s.name), tail) for s in d.states}
         if "start" not in states:
             raise P4TypeError.at(d.pos, f"parser {d.name} has no start state")
         if not _reaches_an_end(d):
@@ -484,6 +487,8 @@ class Blocks:
         self.st.scope = saved_scope
 
     def state_target(self, name: str, pos: Any) -> str:
+        """What a transition to state `name` returns: the state's function for the
+        parser's loop (None: accept), or the result of calling it (see StateSym)."""
         if name == "accept":
             return "None"
         if name == "reject":
@@ -491,7 +496,7 @@ class Blocks:
         sym = self.st.scope.lookup(name)
         if not isinstance(sym, StateSym):
             raise P4TypeError.at(pos, f"{name}: no such parser state")
-        return sym.py
+        return f"{sym.py}()" if sym.tail_call else sym.py
 
     def gen_transition(self, s: A.ParserState) -> None:
         tr = s.transition
@@ -536,6 +541,35 @@ class Blocks:
             if c != "True":
                 conds.append(c)
         return " and ".join(conds) if conds else "True"
+
+
+def _has_loop(d: A.ParserDecl) -> bool:
+    """Whether a state of `d` can reach itself by transitions (a name that is no state of
+    `d` counts as a loop: its transition reports it, and the parser keeps its loop)."""
+    nexts: dict[str, set[str]] = {}
+    for st in d.states:
+        tr = st.transition
+        if tr is None:
+            nexts[st.name] = set()
+        elif isinstance(tr, str):
+            nexts[st.name] = {tr}
+        else:
+            nexts[st.name] = {c.state for c in tr.cases}
+    done: set[str] = set()  # states whose successors have no loop
+
+    def loops(name: str, path: set[str]) -> bool:
+        if name in ("accept", "reject") or name in done:
+            return False
+        if name in path or name not in nexts:
+            return True
+        path.add(name)
+        if any(loops(n, path) for n in nexts[name]):
+            return True
+        path.discard(name)
+        done.add(name)
+        return False
+
+    return any(loops(name, set()) for name in nexts)
 
 
 def _reaches_an_end(d: A.ParserDecl) -> bool:

@@ -391,14 +391,23 @@ class Calls:
         h, o, e, v = self.st.temp(), self.st.temp(), self.st.temp(), self.st.temp()
         out.line(f"{h} = {header}")
         out.line(f"{o} = {pk}.off")
+        lines = self.gen.types.ext_struct_lines(ht, h, f"{pk}.data", o, self.st.temp)
+        if lines is not None:
+            # the Struct reads exactly the header's bytes and fails when fewer are left:
+            # the length test costs nothing until a packet is too short
+            out.line("try:")
+            out.line(f"    {lines[0]}")
+            out.line("except _StructError:")
+            out.line("    raise _ParserError(1) from None  # PacketTooShort")
+            for ln in lines[1:]:
+                out.line(ln)
+            out.line(f"{pk}.off = {o} + {ht.bit_width() // 8}")
+            return
         out.line(f"{e} = {o} + {ht.bit_width() // 8}")
         out.line(f"if {e} > len({pk}.data):")
         out.line("    raise _ParserError(1)  # PacketTooShort")
-        lines = self.gen.types.ext_struct_lines(ht, h, f"{pk}.data", o, self.st.temp)
-        if lines is None:
-            out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
-            lines = self.gen.types.ext_lines(ht, h, v)
-        for ln in lines:
+        out.line(f"{v} = int.from_bytes({pk}.data[{o}:{e}], 'big')")
+        for ln in self.gen.types.ext_lines(ht, h, v):
             out.line(ln)
         out.line(f"{pk}.off = {e}")
 

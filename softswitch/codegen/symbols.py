@@ -106,6 +106,9 @@ class ValueSetSym:
 @dataclass(slots=True)
 class StateSym:
     py: str
+    # a transition calls the state's function and returns what it returns (the parser's
+    # states form no loop), instead of returning the function for the parser's loop
+    tail_call: bool = False
 
 
 class Scope:

@@ -147,25 +147,77 @@ class Types:
         zeroing the headers and structs it holds in place (with `valid_only`, the headers
         it holds only when valid: an invalid one is known to hold zeros)."""
         for n, t in st.fields.items():
-            ft = T.strip_newtype(t)
-            if _inlinable(ft) or _varbit_header(ft):
-                assert isinstance(ft, T.StructLikeType)
-                inner = f"_o{next(temps)}"
-                if valid_only and ft.is_header:
-                    # most headers are invalid: test before taking the header in a local
-                    out.line(f"if {var}.{field_py(n)}._v:")
-                    with out.indent():
-                        out.line(f"{inner} = {var}.{field_py(n)}")
-                        self._reset_fields(out, inner, ft, temps)
-                else:
-                    out.line(f"{inner} = {var}.{field_py(n)}")
-                    self._reset_fields(out, inner, ft, temps, valid_only)
-            else:
-                out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
+            self._reset_field(out, var, n, t, temps, valid_only)
         if st.is_header:
             out.line(f"{var}._v = False")
             if _varbit_header(st):
                 out.line(f"{var}._vw = 0")
+
+    def _reset_field(
+        self,
+        out: Emitter,
+        var: str,
+        n: str,
+        t: T.P4Type,
+        temps: Iterator[int],
+        valid_only: bool,
+    ) -> None:
+        """`_reset_fields` for the field `n` (of type `t`) of the object in `var`."""
+        ft = T.strip_newtype(t)
+        if _inlinable(ft) or _varbit_header(ft):
+            assert isinstance(ft, T.StructLikeType)
+            inner = f"_o{next(temps)}"
+            if valid_only and ft.is_header:
+                # most headers are invalid: test before taking the header in a local
+                out.line(f"if {var}.{field_py(n)}._v:")
+                with out.indent():
+                    out.line(f"{inner} = {var}.{field_py(n)}")
+                    self._reset_fields(out, inner, ft, temps)
+            else:
+                out.line(f"{inner} = {var}.{field_py(n)}")
+                self._reset_fields(out, inner, ft, temps, valid_only)
+        else:
+            out.line(f"{var}.{field_py(n)} = {self.zero_code(t)}")
+
+    def deparse_reset(self, st: T.StructLikeType, emitted: list[str]) -> str | None:
+        """A module-level function `f(buf, hdr)` for a deparser that emits, in order, the
+        headers `emitted` (field names of the struct `st`, each once) and nothing else:
+        it appends each valid one to `buf` as the deparser does and makes it zero and
+        invalid at once, then zeroes the valid headers among the fields it does not emit,
+        leaving `hdr` as `_reset_valid` would (the switch reuses a finished packet's
+        headers: one validity test per header instead of two). The name of `f`; None
+        when some emitted field is not a header the generator resets in place."""
+        for n in emitted:
+            ft = T.strip_newtype(st.fields[n])
+            if not (isinstance(ft, T.StructLikeType) and ft.is_header and not ft.is_union):
+                return None
+            if not (_inlinable(ft) or _varbit_header(ft)):
+                return None
+        name = self.st.unique(f"_deparse_reset_{st.pyname}")
+        out = Emitter()
+        temps = itertools.count()
+        out.line(f"def {name}(buf, hdr):")
+        with out.indent():
+            for n in emitted:
+                ft = T.strip_newtype(st.fields[n])
+                assert isinstance(ft, T.StructLikeType)
+                out.line(f"if hdr.{field_py(n)}._v:")
+                with out.indent():
+                    out.line(f"_h = hdr.{field_py(n)}")
+                    packed = self.pack_struct_code(ft, "_h")
+                    if _varbit_header(ft):
+                        out.line("_emit_varbit(buf, _h)")
+                    elif packed is not None:
+                        out.line(f"buf += {packed}")
+                    else:
+                        out.line(f"buf += _h._pack().to_bytes({(ft.bit_width() + 7) // 8}, 'big')")
+                    self._reset_fields(out, "_h", ft, temps)
+            for n, t in st.fields.items():
+                if n not in emitted:
+                    self._reset_field(out, "hdr", n, t, temps, True)
+        out.line("")
+        self.st.classes.extend(out)
+        return name
 
     def _inline_new(self, out: Emitter, st: T.StructLikeType, temps: Iterator[int]) -> str:
         """Emit the lines that build a zero `st` object; return the variable holding it."""

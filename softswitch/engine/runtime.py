@@ -26,6 +26,7 @@ __all__ = [
     "_extract",
     "_extract_varbit",
     "_Struct",
+    "_StructError",
     "_kept",
     "_lookahead",
     "_lookahead_header",
@@ -48,6 +49,7 @@ _new = object.__new__
 # taking no arguments (a call of a Python function costs a frame for nothing)
 _noop_action = tuple
 _Struct = struct.Struct  # a header's byte layout (see codegen/layout.py)
+_StructError = struct.error  # its unpack_from with too few bytes left
 
 
 class _ExitSignal(Exception):

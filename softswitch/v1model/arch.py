@@ -500,6 +500,14 @@ class V1Model:
         self._controller_headers(cx, htype)
         roles = ("parser", "verify", "ingress", "egress", "compute", "deparser")
         items = ", ".join(f"{r}={b.py}" for r, b in zip(roles, blocks, strict=True))
+        # a deparser that only emits headers of its struct: also as one function that
+        # resets the headers as it deparses them (the switch reuses them for the next packet)
+        emitted = _emitted_headers(cx, blocks[5].decl, htype)
+        fn = None
+        if emitted is not None and isinstance(htype, T.StructLikeType):
+            fn = cx.deparse_reset(htype, emitted)
+        if fn is not None:
+            items += f", deparse_reset={fn}"
         cx.line(
             f"return dict({items}, H={getattr(htype, 'pyname', 'None')}, "
             f"M={getattr(mtype, 'pyname', 'None')}, S={getattr(stype, 'pyname', 'None')})"
@@ -516,6 +524,44 @@ class V1Model:
                 pinfo.ControllerHeaderSpec(name, st.name, fields, cx.annotations(st.annotations))
             )
         del htype
+
+
+def _emitted_headers(cx: ArchContext, decl: Any, htype: T.P4Type) -> list[str] | None:
+    """The fields of `htype` a deparser control emits, in order, when its body is only
+    `packet.emit(hdr.<field>)` and `packet.emit(hdr)` (every field) statements on its two
+    parameters, each field once (no locals, no other statement); None otherwise."""
+    if not isinstance(decl, A.ControlDecl) or decl.locals or decl.ctor_params:
+        return None
+    if len(decl.params) != 2 or not isinstance(htype, T.StructLikeType):
+        return None
+    if cx.resolve_type(decl.params[1].type_ref) is not htype:
+        return None
+    pkt, hdr = decl.params[0].name, decl.params[1].name
+    names: list[str] = []
+    for st in decl.body.stmts:
+        if not isinstance(st, A.CallStmt):
+            return None
+        f, args = st.call.func, st.call.args
+        if not (
+            isinstance(f, A.Member)
+            and f.name == "emit"
+            and isinstance(f.base, A.NameRef)
+            and f.base.name == pkt
+            and len(args) == 1
+        ):
+            return None
+        a = args[0].value
+        if isinstance(a, A.NameRef) and a.name == hdr:  # the whole struct: its fields in order
+            fields = list(htype.fields)
+        elif isinstance(a, A.Member) and isinstance(a.base, A.NameRef) and a.base.name == hdr:
+            fields = [a.name]
+        else:
+            return None
+        for n in fields:
+            if n not in htype.fields or n in names:
+                return None
+            names.append(n)
+    return names
 
 
 def _apply_calls(stmts: tuple[A.Stmt, ...]) -> list[A.Call]:

@@ -134,6 +134,7 @@ class Switch:
         "_S",
         "_at_once",
         "_compute",
+        "_deparse_reset",
         "_deparser",
         "_egress_block",
         "_emit",
@@ -243,6 +244,9 @@ class Switch:
         self._spare = program.spare_structs
         self._reader = PacketReader(b"")
         self._recycling = all(hasattr(c, "_reset") for c in (self._H, self._M, self._S))
+        # the deparser as one function that also resets the headers it deparses (when the
+        # program's deparser only emits headers): their structs are reused
+        self._deparse_reset = pipe.get("deparse_reset") if self._recycling else None
 
     # ------------------------------------------------------------ used by generated code
     def table(self, name: str, fns: tuple[Callable[..., Any], ...]) -> Table:
@@ -851,6 +855,7 @@ class Switch:
         if ctx.dirty:
             ps.dirty = True
         recirc: int | None | bool = False
+        deparsed = False  # the headers were reset as they were deparsed
         trunc = ps.truncate
         e2e = None
         if ctx.requested:
@@ -872,7 +877,11 @@ class Switch:
             except _ExitSignal:
                 pass
             buf = bytearray()
-            self._deparser(buf, hdr)
+            if self._deparse_reset is None:
+                self._deparser(buf, hdr)
+            else:
+                self._deparse_reset(buf, hdr)
+                deparsed = True
             if ctx.dirty:
                 ps.dirty = True
             data = b"".join((buf, payload))
@@ -887,20 +896,22 @@ class Switch:
                 self._emit(eport, data)
                 if self.tracing:
                     self.trace("output", f"port {eport}", f"{len(data)} bytes")
-        self._recycle(ps)
+        self._recycle(ps, deparsed)
         if e2e is not None:
             self._send_clone(e2e[0], e2e[1], depth + 1)
 
-    def _recycle(self, ps: _Pass) -> None:
+    def _recycle(self, ps: _Pass, deparsed: bool = False) -> None:
         """Keep the structs of a finished pass for the next packets (once: a pass whose
         structs went back is marked by `hdr` None). Nothing outside the pass holds them:
-        the generated code copies any struct value it stores (digests, assignments)."""
+        the generated code copies any struct value it stores (digests, assignments).
+        `deparsed`: `_deparse_reset` deparsed the headers and left them as `_reset_valid`
+        does."""
         if self._recycling and ps.hdr is not None and len(self._spare) < SPARE_STRUCTS:
             hdr, meta, std = ps.hdr, ps.meta, ps.std
             ps.hdr = None
             if ps.dirty:
                 hdr._reset()
-            else:
+            elif not deparsed:
                 hdr._reset_valid()
             meta._reset()
             std._reset()

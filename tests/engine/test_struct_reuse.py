@@ -233,3 +233,51 @@ def test_switches_running_one_program_share_the_finished_structs() -> None:
         assert b.process(0, pkt(0)) == [(1, pkt(0, 0, 0, 0))]  # b's register: never written
         assert compiled.spare_structs == [left]  # b took a's structs and gave them back
         assert a.process(0, pkt(0)) == [(1, pkt(0, 0, 0, 7 + i))]
+
+
+def fields_of(h: object) -> list[tuple[str, object]]:
+    """Every slot of a header or struct object, inner ones by their own slots."""
+    slots = type(h).__slots__  # type: ignore[attr-defined]
+    out: list[tuple[str, object]] = []
+    for s in slots:
+        v = getattr(h, s)
+        if hasattr(v, "__slots__"):
+            out.extend((f"{s}.{n}", w) for n, w in fields_of(v))
+        else:
+            out.append((s, v))
+    return out
+
+
+def test_the_deparser_that_resets_emits_what_the_deparser_emits() -> None:
+    # a deparser of emits only has a twin that also resets each header it emits: the same
+    # bytes, and the headers left as the reset of the valid ones leaves them
+    sw = switch(reuse_program(ingress="apply { }"))
+    pipe = sw.pipe
+    for valid in ((True, True, False), (False, True, True), (True, False, True)):
+        a, b = pipe["H"](), pipe["H"]()
+        for hdr in (a, b):
+            for h, v, bits in zip((hdr.h, hdr.x, hdr.y), valid, (1, 2, 3), strict=True):
+                h._sv()
+                for f in type(h)._fields:
+                    setattr(h, f, bits)
+                h._v = v
+        buf_a, buf_b = bytearray(), bytearray()
+        pipe["deparser"](buf_a, a)
+        a._reset_valid()
+        pipe["deparse_reset"](buf_b, b)
+        assert buf_b == buf_a
+        assert fields_of(b) == fields_of(a)
+
+
+def test_a_deparser_with_more_than_emits_has_no_resetting_twin() -> None:
+    deparser = "apply { pkt.emit(hdr); }"
+    for other in (
+        "apply { if (hdr.x.isValid()) { pkt.emit(hdr.x); } pkt.emit(hdr.h); }",
+        "apply { pkt.emit(hdr.h); pkt.emit(hdr.h); }",
+        "apply { pkt.emit(hdr.h); pkt.emit(hdr); }",
+    ):
+        src = reuse_program(ingress="apply { }")
+        assert deparser in src
+        sw = switch(src.replace(deparser, other))
+        assert "deparse_reset" not in sw.pipe
+        assert sw.process(0, pkt(1, 2, 3, 4, 5, 6)) == sw.process(0, pkt(1, 2, 3, 4, 5, 6))
