@@ -103,7 +103,7 @@ class RunState:
         except FileNotFoundError:
             raise ControlError(
                 f"no running fabric here: {path} does not exist (start one with "
-                "`sprayfabric up TOPO` in this directory)"
+                "`sprayfabric fabric up TOPO` in this directory)"
             ) from None
         except (OSError, ValueError) as e:
             raise ControlError(f"{path}: cannot read the fabric state: {e}") from None
@@ -284,7 +284,7 @@ class ControlClient:
             reason = getattr(e, "reason", e)
             raise ControlError(
                 f"the fabric's control endpoint {self.endpoint} does not answer ({reason}); "
-                "is `sprayfabric up` still running?"
+                "is `sprayfabric fabric up` still running?"
             ) from None
 
     def get(self, path: str) -> Any:

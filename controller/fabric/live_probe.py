@@ -147,7 +147,7 @@ class LiveProber:
                     s.close()
                     raise ValueError(
                         f"probe: cannot be host {h.name} ({h.address[0]}:{h.address[1]}): {e} "
-                        "(is `sprayfabric send` running?)"
+                        "(is `sprayfabric fabric send` running?)"
                     ) from None
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
                 rx[s.fileno()] = (s, h.name)
@@ -309,7 +309,7 @@ class LiveProber:
         if modes - {"ecmp"}:
             warnings.append(
                 f"groups in {', '.join(sorted(modes - {'ecmp'}))} mode: a 5-tuple's probes take "
-                "different paths, so a lost probe's path is a guess (sprayfabric set-lb ecmp)"
+                "different paths, so a lost probe's path is a guess (sprayfabric lb set ecmp)"
             )
         if unknown:
             warnings.append(f"{unknown} probes arrived without an INT report naming their path")
