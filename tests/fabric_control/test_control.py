@@ -85,7 +85,7 @@ def test_state_file_round_trip_and_errors(tmp_path: Path) -> None:
     assert st.switch("leaf1").pid == 4242
     with pytest.raises(ControlError, match=r"no switch 'spine9' .*switches: leaf1"):
         st.switch("spine9")
-    with pytest.raises(ControlError, match="does not exist .*sprayfabric up TOPO"):
+    with pytest.raises(ControlError, match="does not exist .*sprayfabric fabric up TOPO"):
         RunState.load(tmp_path / "nothing.json")
     path.write_text('{"topology": 1}')
     with pytest.raises(ControlError, match="not a fabric state file"):
