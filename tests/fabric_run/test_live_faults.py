@@ -21,38 +21,20 @@ from typing import Any
 import pytest
 
 from controller.fabric import content, identity
-from controller.fabric.desired import fabric_desired_state
 from controller.fabric.live_faults import LiveFaultError, parse_live_fault
 from controller.fabric.live_probe import LiveProber
 from controller.fabric.runner import FabricRun
-from controller.lb.policy import GroupMode
-from controller.lb.policy_file import load_policy
-from controller.topology.generators import leaf_spine
 from fabricsim.doctor import diagnose
 from fabricsim.faults import Fault
 from sprayfabric.cli import main as sprayfabric
 from sprayfabric.doctor import hit_rank
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fabric_run.live_fabric import live_fabric
 
 
 @pytest.fixture(scope="module")
 def fabric(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FabricRun]:
-    policy = load_policy(ROOT / "topologies" / "policy-default.yaml")
-    run = FabricRun(
-        leaf_spine(3, 2, 1, name="ls-3x2"),
-        workdir=tmp_path_factory.mktemp("livefault") / ".sprayfabric",
-        desired_state=fabric_desired_state,
-        fixed_addresses=False,  # other tests may run fabrics at the same time
-        policy=policy.with_mode(GroupMode.parse("ecmp", 100)),
-        poll_interval=1.0,
-        watch_interval=0.2,
-    )
-    run.start(control=True)
-    try:
+    with live_fabric(3, tmp_path_factory.mktemp("livefault"), control=True) as run:
         yield run
-    finally:
-        run.stop()  # stops exactly the switch processes it started, by PID
 
 
 @pytest.fixture

@@ -12,41 +12,23 @@ fabric where, without reports, a blackhole at spine1 reads as the link leaf1->sp
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.fabric.desired import QUEUE_REPORT_THRESHOLD, REPORT_GAP_US, fabric_desired_state
+from controller.fabric.desired import QUEUE_REPORT_THRESHOLD, REPORT_GAP_US
 from controller.fabric.live_probe import LiveProber
 from controller.fabric.runner import FabricRun
-from controller.lb.policy import GroupMode
-from controller.lb.policy_file import load_policy
-from controller.topology.generators import leaf_spine
 from fabricsim.doctor import diagnose
 from fabricsim.doctor_html import render_html
 from fabricsim.doctor_reports import BLACKHOLE_REASONS
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fabric_run.live_fabric import live_fabric
 
 
 @pytest.fixture(scope="module")
 def fabric(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FabricRun]:
-    policy = load_policy(ROOT / "topologies" / "policy-default.yaml")
-    run = FabricRun(
-        leaf_spine(2, 2, 1, name="ls-2x2"),
-        workdir=tmp_path_factory.mktemp("livereports") / ".sprayfabric",
-        desired_state=fabric_desired_state,
-        fixed_addresses=False,  # other tests may run fabrics at the same time
-        policy=policy.with_mode(GroupMode.parse("ecmp", 100)),
-        poll_interval=1.0,
-        watch_interval=0.2,
-    )
-    run.start(control=False)
-    try:
+    with live_fabric(2, tmp_path_factory.mktemp("livereports"), control=False) as run:
         yield run
-    finally:
-        run.stop()  # stops exactly the switch processes it started, by PID
 
 
 @pytest.fixture

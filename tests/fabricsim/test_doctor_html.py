@@ -137,15 +137,11 @@ def _system_chromium() -> str | None:
     return None
 
 
-def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
-    """The page as a browser draws it: the screenshot holds the fabric's links (grey), the
-    suspect link in the doctor's red, and text; a page that fails to render is blank."""
-    browser = _system_chromium()
-    if browser is None:
-        pytest.skip("no chromium on PATH (apt-get install chromium)")
-    page_file = tmp_path / "report.html"
-    page_file.write_text(render_html(run, diagnose(run)))
-    shot = tmp_path / "shot.png"
+def _chromium_pixels(
+    browser: str, page_file: Path, profile: Path, size: tuple[int, int]
+) -> list[tuple[int, int, int]]:
+    """Headless Chromium's screenshot of `page_file` at `size`, as RGB pixels."""
+    shot = profile.with_suffix(".png")
     subprocess.run(
         [
             browser,
@@ -153,8 +149,8 @@ def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
             "--no-sandbox",  # CI runs as root
             "--disable-gpu",
             "--hide-scrollbars",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1200,900",
+            f"--user-data-dir={profile}",
+            f"--window-size={size[0]},{size[1]}",
             f"--screenshot={shot}",
             page_file.as_uri(),
         ],
@@ -163,9 +159,20 @@ def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
         check=True,
     )
     with Image.open(shot) as img:
-        assert img.size == (1200, 900)
+        assert img.size == size
         raw = img.convert("RGB").tobytes()
-    pixels = list(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+    return list(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+
+
+def test_page_in_system_chromium(run: dict[str, Any], tmp_path: Path) -> None:
+    """The page as a browser draws it: the screenshot holds the fabric's links (grey), the
+    suspect link in the doctor's red, and text; a page that fails to render is blank."""
+    browser = _system_chromium()
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(run, diagnose(run)))
+    pixels = _chromium_pixels(browser, page_file, tmp_path / "profile", (1200, 900))
     red = sum(1 for r, g, b in pixels if r > 180 and g < 120 and b < 120)
     grey = sum(1 for r, g, b in pixels if 170 < r < 230 and abs(r - g) < 8 and abs(g - b) < 8)
     dark = sum(1 for r, g, b in pixels if r < 80 and g < 80 and b < 80)
@@ -227,22 +234,7 @@ def test_reports_in_system_chromium(reported: dict[str, Any], tmp_path: Path) ->
     page = _Page()
     page.feed(dom)
     assert page.rows["reports"] == len(reported["alerts"]["reports"]) + 1
-    shot = tmp_path / "shot.png"
-    subprocess.run(
-        [
-            *flags,
-            f"--user-data-dir={tmp_path / 'p2'}",
-            "--window-size=1200,4000",
-            f"--screenshot={shot}",
-            page_file.as_uri(),
-        ],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    with Image.open(shot) as img:
-        raw = img.convert("RGB").tobytes()
-    pixels = zip(raw[0::3], raw[1::3], raw[2::3], strict=True)
+    pixels = _chromium_pixels(browser, page_file, tmp_path / "p2", (1200, 4000))
     # the shaded rows' background, #fbd5d5 (the matrix's cells have red 255)
     shaded = sum(1 for r, g, b in pixels if r == 251 and 210 <= g <= 216 and g == b)
     assert shaded > 1_000, shaded
