@@ -50,13 +50,9 @@ _positive_int = checked(int, lambda n: n >= 1, "a whole number of at least 1")
 _depth = checked(int, lambda n: n >= 0, "a queue depth in packets (0 or more) or off")
 
 
-def _trim_threshold(text: str) -> int | None:
-    """`--trim-threshold`: packets, or `off` (no trimming: tail drop)."""
-    return None if text.strip() == "off" else int(_depth(text))
-
-
-def _ecn_step(text: str) -> int | None:
-    """`--ecn-step`: packets, or `off` (no marking)."""
+def _depth_or_off(text: str) -> int | None:
+    """`--trim-threshold`, `--ecn-step`: packets, or `off` (no trimming: tail drop; no
+    marking)."""
     return None if text.strip() == "off" else int(_depth(text))
 
 
@@ -192,7 +188,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--trim-threshold",
-        type=_trim_threshold,
+        type=_depth_or_off,
         default=64,
         metavar="PKTS",
         help="switches trim packets toward a queue deeper than PKTS (default 64; off: tail drop)",
@@ -200,7 +196,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     ecn = p.add_mutually_exclusive_group()
     ecn.add_argument(
         "--ecn-step",
-        type=_ecn_step,
+        type=_depth_or_off,
         default=20,
         metavar="PKTS",
         help="switches mark CE on packets joining a queue of more than PKTS (DCTCP step; "
