@@ -28,10 +28,10 @@ from ..lb import FabricConstants
 from ..telemetry.alert_rows import alert_rows
 from ..telemetry.alerts import DropReport, QueueReport
 from .desired import fabric_collector
+from .live_ports import port_peers
+from .traffic import ROCE_PORT
 
-__all__ = ["AlertWindow", "port_peers"]
-
-ROCE_PORT = 4791
+__all__ = ["AlertWindow"]
 
 
 @dataclass(slots=True)
@@ -88,14 +88,3 @@ class AlertWindow:
             "trace_drops": trace_drops,
             "reports": alert_rows(kept, port_peers(self.run.topology), names),
         }
-
-
-def port_peers(topo: Any) -> dict[tuple[str, int], str]:
-    """(switch, port) -> the node at the other end: the switch links' and the hosts'."""
-    out: dict[tuple[str, int], str] = {}
-    for lk in topo.links:
-        out[(lk.a, lk.a_port)] = lk.b
-        out[(lk.b, lk.b_port)] = lk.a
-    for h in topo.hosts:
-        out[(h.switch, h.port)] = h.name
-    return out

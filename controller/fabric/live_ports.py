@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Snapshot", "port_rows", "snapshot", "window_us"]
+__all__ = ["Snapshot", "port_peers", "port_rows", "snapshot", "window_us"]
 
 # process file -> (its "at", device id -> port -> counters)
 Snapshot = dict[str, tuple[float, dict[int, dict[int, dict[str, Any]]]]]
@@ -74,7 +74,6 @@ def port_rows(
                     "queue_mean": round(area / span, 3) if span > 0 else 0.0,
                     "queue_peak": int(c.get("queue_peak", 0)),
                 }
-    rows = []
     zero = {
         "lost": 0,
         "paused_us": 0.0,
@@ -82,8 +81,13 @@ def port_rows(
         "queue_mean": 0.0,
         "queue_peak": 0,
     }
-    for sw in topo.switch_names():
-        for peer in topo.neighbours(sw):
-            port = topo.port_to(sw, peer)
-            rows.append({"switch": sw, "port": port, "peer": peer, **seen.get((sw, port), zero)})
-    return rows
+    return [
+        {"switch": sw, "port": port, "peer": peer, **seen.get((sw, port), zero)}
+        for (sw, port), peer in port_peers(topo).items()
+    ]
+
+
+def port_peers(topo: Any) -> dict[tuple[str, int], str]:
+    """(switch, port) -> the node at the other end, for every switch port facing another
+    node (switches and hosts), in topology order."""
+    return {(sw, topo.port_to(sw, n)): n for sw in topo.switch_names() for n in topo.neighbours(sw)}
