@@ -90,8 +90,8 @@ class SessionsSouthbound:
         (as its syncs do)."""
         sw = self.sessions[switch]
         s = sw.connect()
-        for i in range(0, len(updates), sw.batch_size):
-            s.write(updates[i : i + sw.batch_size])
+        for batch in sw.batches(updates):
+            s.write(batch)
 
     def read(self, switch: str, entities: Sequence[Entity]) -> list[Entity]:
         return list(self.sessions[switch].connect().read(*entities))

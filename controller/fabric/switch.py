@@ -243,9 +243,14 @@ class ManagedSwitch:
                 return None
             return self.written
 
+    def batches(self, updates: Sequence[Update]) -> list[Sequence[Update]]:
+        """`updates` in order, cut into Write RPCs of at most `batch_size` each."""
+        n = self.batch_size
+        return [updates[i : i + n] for i in range(0, len(updates), n)]
+
     def rpcs(self, phases: Sequence[Sequence[Update]]) -> int:
-        """The Write RPCs `phases` take at this switch's `batch_size` (each phase on its own)."""
-        return sum(-(-len(phase) // self.batch_size) for phase in phases)
+        """The Write RPCs `phases` take (each phase in its own `batches`)."""
+        return sum(len(self.batches(phase)) for phase in phases)
 
     def wrote(self, phases: Sequence[Sequence[Update]], t0: float) -> SyncResult:
         """The desired state was written as `phases` (an update begun at `t0`, nothing read
@@ -269,8 +274,8 @@ class ManagedSwitch:
         """Write plan `p` phase by phase in batches; the number of Write RPCs."""
         writes = 0
         for phase in p.phases(self.table_order):
-            for i in range(0, len(phase), self.batch_size):
-                s.write(phase[i : i + self.batch_size])
+            for batch in self.batches(phase):
+                s.write(batch)
                 writes += 1
         return writes
 
