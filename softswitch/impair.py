@@ -77,7 +77,6 @@ class PortImpairment:
         self.busy = busy
         self.pause = pause
         self.rng = random.Random(seed)
-        self.dropped = 0
         self.counters = PortCounters()
         self._backlog: deque[tuple[float, bytes]] = deque()
         self._free_at = 0.0  # when the cable finishes serialising what it holds
@@ -146,7 +145,6 @@ class PortImpairment:
 
     def _drop(self) -> None:
         with self._cv:
-            self.dropped += 1
             self.counters.dropped += 1
 
     def _serve(self) -> None:

@@ -20,7 +20,7 @@ def test_loss_drops_about_its_fraction() -> None:
     got: list[bytes] = []
     for i in range(2000):
         imp.send(bytes([i % 256]), got.append)
-    assert 1350 < len(got) < 1650 and imp.dropped == 2000 - len(got)
+    assert 1350 < len(got) < 1650 and imp.counters.dropped == 2000 - len(got)
 
 
 def test_rate_serialises_frames() -> None:
