@@ -26,7 +26,8 @@ latency (a standing queue); `alerts`, the drop and queue reports the collector r
 while the probe ran, as fabricsim's runs have them (live_alerts.py); `timeline`, every
 probe as [src, dst, source port, sent us from the first, delivered 0/1] in the order sent,
 from which the doctor tells a flapping link (losses in periodic windows) from a lossy one
-(fabricsim/doctor_bursts.py; a UDP cable has no carrier counters).
+where the run has no carrier counters (fabricsim/doctor_bursts.py); `ports` and `span_us`,
+the softswitch processes' cable counters over the probe run (live_ports.py).
 
 Needs hash-based groups (`ecmp`): under `spray` or `flowlet` a 5-tuple's probes take
 different paths, and a lost one's path is not its tuple's.
@@ -47,11 +48,10 @@ from ..telemetry.probe_matrix import ProbeMatrix
 from .control import HostState
 from .live_alerts import AlertWindow
 from .live_ports import port_rows, snapshot, window_us
-from .traffic import ipv4_frame
+from .traffic import ROCE_PORT, ipv4_frame
 
 __all__ = ["LIVE_SLOW_NS", "LiveProber", "probe_request"]
 
-ROCE_PORT = 4791
 OP_PROBE = 0x64  # a BTH opcode no RoCE traffic of the fabric uses (fabricsim's probes too)
 PROBE_BYTES = 128
 LIVE_SLOW_NS = 1_500_000  # 1.5 ms above the pair's fastest path: a slow link, not jitter
@@ -59,7 +59,8 @@ LIVE_QUEUED_NS = 3_000_000  # median latency above the best path's median: a sta
 # A loaded machine delays every path at random, not one link's: both thresholds grow with
 # the paths' median jitter (latency_noise) when that is larger. A path's minimum over its
 # probes moves far less with jitter than its median does, so the minimum's threshold
-# (slow) grows by half as much as the median's (queued): on a 3x2 fabric at load 12, the
+# (slow) grows by half as much as the median's (queued): in probe runs (`sprayfabric
+# fabric probe --json`, the paths' lat_ns minima) on a 3x2 fabric at load 12, the
 # healthy paths' minima stayed within 0.4 ms of their pair's best while the jitter was
 # 1.5 ms, and a slow:...,0.25 link's paths were 4.1-4.8 ms above it.
 NOISE_FACTOR = 4  # queued_ns
@@ -298,10 +299,12 @@ class LiveProber:
         probes = matrix.rows()
         t0 = min((r[3] for r in recs), default=0)
         timeline = sorted(
-            [src, dst, sport, (sent - t0) // 1000, int(got is not None)]
-            for src, dst, sport, sent, got in recs
+            (
+                [src, dst, sport, (sent - t0) // 1000, int(got is not None)]
+                for src, dst, sport, sent, got in recs
+            ),
+            key=lambda r: (r[3], r),  # in the order sent, ties in a fixed order
         )
-        timeline.sort(key=lambda r: r[3])
         topo = self.run.topology
         faults = self.run.faults.listing()["faults"]
         warnings = []
