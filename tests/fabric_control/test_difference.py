@@ -121,13 +121,16 @@ def program_then_change(
     return phases
 
 
+def two_routes(schema: P4Schema) -> tuple[list[Entity], TableEntry, list[Entity], TableEntry]:
+    """Groups 1 (ports 1, 2) and 2 (ports 3, 4), and a route to each."""
+    g1, g2 = with_group(schema, 1, (1, 2)), with_group(schema, 2, (3, 4))
+    return g1, route(schema, "10.1.0.0/24", 1), g2, route(schema, "10.2.0.0/24", 2)
+
+
 def test_a_new_group_goes_before_the_route_naming_it(
     schema: P4Schema, order: list[str], south: Recording
 ) -> None:
-    g1 = with_group(schema, 1, (1, 2))
-    r1 = route(schema, "10.1.0.0/24", 1)
-    g2 = with_group(schema, 2, (3, 4))
-    r2 = route(schema, "10.2.0.0/24", 2)
+    g1, r1, g2, r2 = two_routes(schema)
     phases = program_then_change(south, order, [*g1, r1], [*g1, r1, *g2, r2])
     assert phases == [
         [Update.insert(g2[1]), Update.insert(g2[2])],  # the members
@@ -139,10 +142,7 @@ def test_a_new_group_goes_before_the_route_naming_it(
 def test_a_removed_group_goes_after_the_route_that_named_it(
     schema: P4Schema, order: list[str], south: Recording
 ) -> None:
-    g1 = with_group(schema, 1, (1, 2))
-    r1 = route(schema, "10.1.0.0/24", 1)
-    g2 = with_group(schema, 2, (3, 4))
-    r2 = route(schema, "10.2.0.0/24", 2)
+    g1, r1, g2, r2 = two_routes(schema)
     phases = program_then_change(south, order, [*g1, r1, *g2, r2], [*g1, r1])
     assert phases == [
         [Update.delete(r2)],  # the route first

@@ -37,12 +37,6 @@ def fabric(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FabricRun]:
         yield run
 
 
-@pytest.fixture
-def live(fabric: FabricRun) -> Iterator[FabricRun]:
-    yield fabric
-    fabric.faults.request({"op": "clear", "all": True})
-
-
 def probe(run: FabricRun, **kw: Any) -> dict[str, Any]:
     return LiveProber(run, rounds=kw.pop("rounds", 15), **kw).run_probes()
 

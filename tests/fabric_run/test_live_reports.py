@@ -31,12 +31,6 @@ def fabric(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FabricRun]:
         yield run
 
 
-@pytest.fixture
-def live(fabric: FabricRun) -> Iterator[FabricRun]:
-    yield fabric
-    fabric.faults.request({"op": "clear", "all": True})
-
-
 def probe(run: FabricRun, rounds: int = 15) -> dict[str, Any]:
     return LiveProber(run, rounds=rounds).run_probes()
 
