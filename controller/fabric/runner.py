@@ -48,7 +48,6 @@ from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
 from .core import DesiredCache, isolate, write_all
 from .hosts import ExpectedHost, HostTracker
 from .live_faults import LiveFaults
-from .reconcile import identity
 from .sessions import FabricSessions
 from .southbound import SessionsSouthbound
 from .switch import Pipeline, SwitchTarget
@@ -526,10 +525,7 @@ class FabricRun:
                         return 0
                     write_all(south, {sw.name: [ups]})
                     # the desired state says so too, so a restore in between keeps it
-                    new = {identity(u.entity): u.entity for u in ups}
-                    sw.set_desired([new.get(identity(e), e) for e in sw.desired])
-                    if sw.written is not None:
-                        sw.written = [new.get(identity(e), e) for e in sw.written]
+                    sw.overlay(u.entity for u in ups)
                     return len(ups)
 
             res = self.sessions.run_each("isolate link", one, (a, b))

@@ -135,7 +135,8 @@ class FabricSessions:
 
     def sync_all(self, names: Iterable[str] | None = None) -> dict[str, SyncResult]:
         """Reconcile every switch (or those named) concurrently; FabricError if any fails."""
-        res = self.run_each("sync", lambda sw: sw.sync(), names)
+        south = SessionsSouthbound(self)
+        res = self.run_each("sync", lambda sw: sw.sync(south=south), names)
         return {n: r for n, r in res.items() if isinstance(r, SyncResult)}
 
     # ------------------------------------------------------------ watching
@@ -247,14 +248,14 @@ def _update(sw: ManagedSwitch, entities: Iterable[Entity], south: Southbound) ->
         sw.set_desired(entities)
         before = sw.ledger()
         if before is None:
-            return sw.sync()
+            return sw.sync(south=south)
         phases = difference(sw.desired, before, sw.table_order)
         try:
             write_all(south, {sw.name: phases})
         except P4RuntimeError as e:
             log.warning("%s: incremental write failed (%s): reading it back", sw.name, e)
             sw.written = None
-            return sw.sync()
+            return sw.sync(south=south)
         if sw.written is None:  # a new session opened to write: the switch may have restarted
-            return sw.sync()
+            return sw.sync(south=south)
         return sw.wrote(phases, t0)

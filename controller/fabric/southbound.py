@@ -88,10 +88,7 @@ class SessionsSouthbound:
     def write(self, switch: str, updates: Sequence[Update]) -> None:
         """Write `updates` in order, in Write RPCs of at most the switch's `batch_size`
         (as its syncs do)."""
-        sw = self.sessions[switch]
-        s = sw.connect()
-        for batch in sw.batches(updates):
-            s.write(batch)
+        self.sessions[switch].write(updates)
 
     def read(self, switch: str, entities: Sequence[Entity]) -> list[Entity]:
         return list(self.sessions[switch].connect().read(*entities))

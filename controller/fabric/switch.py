@@ -41,8 +41,9 @@ from ..entities import Entity, TableEntry, Update, UpdateType
 from ..errors import P4RuntimeError
 from ..p4info import P4Schema
 from ..p4rt import P4RuntimeSession, config_cookie
+from .core import Southbound, write_all
 from .readback import DesiredIndex, ReadKeys
-from .reconcile import Plan, plan, wildcards
+from .reconcile import Plan, identity, plan, wildcards
 
 __all__ = ["ManagedSwitch", "Pipeline", "SwitchTarget", "SyncResult"]
 
@@ -188,6 +189,15 @@ class ManagedSwitch:
         with self.lock:
             self.desired = list(entities)
 
+    def overlay(self, entities: Iterable[Entity]) -> None:
+        """`entities` were written over their namesakes (same identity): the desired state
+        and the ledger (when known) hold them in their place from now on."""
+        new = {identity(e): e for e in entities}
+        with self.lock:
+            self.set_desired([new.get(identity(e), e) for e in self.desired])
+            if self.written is not None:
+                self.written = [new.get(identity(e), e) for e in self.written]
+
     def read_managed(self) -> list[Entity]:
         """Everything the switch holds of what the controller manages."""
         s = self.connect()
@@ -215,8 +225,9 @@ class ManagedSwitch:
         with self.lock:
             return plan(self.desired, self.read_managed())
 
-    def sync(self, connect_timeout: float = 10.0) -> SyncResult:
-        """Connect, push the pipeline if needed, and write the difference."""
+    def sync(self, connect_timeout: float = 10.0, south: Southbound | None = None) -> SyncResult:
+        """Connect, push the pipeline if needed, read back, and write the difference
+        through `south` (the fabric's southbound; this switch's own session by default)."""
         t0 = time.perf_counter()
         with self.lock:
             s = self.connect(connect_timeout)
@@ -227,7 +238,9 @@ class ManagedSwitch:
             index = self._desired_index()
             actual = self._read_messages(s, index.defaults)
             p = index.plan(actual, lambda m: codec.decode_entity(s.schema, m))
-            writes = self._write(s, p)
+            phases = p.phases(self.table_order)
+            write_all(south if south is not None else _Own(self), {self.name: phases})
+            writes = self.rpcs(phases)
             self.written = list(self.desired)
             res = self._record(
                 len(p.inserts), len(p.modifies), len(p.deletes), pushed, writes, len(actual), t0
@@ -270,14 +283,12 @@ class ManagedSwitch:
         self._log(res)
         return res
 
-    def _write(self, s: P4RuntimeSession, p: Plan) -> int:
-        """Write plan `p` phase by phase in batches; the number of Write RPCs."""
-        writes = 0
-        for phase in p.phases(self.table_order):
-            for batch in self.batches(phase):
-                s.write(batch)
-                writes += 1
-        return writes
+    def write(self, updates: Sequence[Update]) -> None:
+        """Write `updates` in order on the primary session (opened if needed), in Write
+        RPCs of at most `batch_size` each (`batches`)."""
+        s = self.connect()
+        for batch in self.batches(updates):
+            s.write(batch)
 
     def _record(
         self,
@@ -324,3 +335,16 @@ class ManagedSwitch:
         except P4RuntimeError:
             return True
         return cookie != self.pipeline.cookie
+
+
+class _Own:
+    """One switch's own session as a `core.Southbound` (a sync outside a fabric)."""
+
+    def __init__(self, sw: ManagedSwitch) -> None:
+        self.sw = sw
+
+    def write(self, switch: str, updates: Sequence[Update]) -> None:
+        self.sw.write(updates)
+
+    def read(self, switch: str, entities: Sequence[Entity]) -> list[Entity]:
+        return list(self.sw.connect().read(*entities))

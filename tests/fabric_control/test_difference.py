@@ -235,8 +235,10 @@ def test_a_live_update_writes_the_cores_difference(
     fab, calls = fabric
     g1 = with_group(schema, 1, (1, 2))
     written = [*g1, route(schema, "10.1.0.0/24", 1)]
-    first = fab.update_all({"s1": written})["s1"]  # never synced: a full sync
-    assert first.inserted == len(written) and calls == []
+    first = fab.update_all({"s1": written})["s1"]  # never synced: a full sync, read back
+    assert first.inserted == len(written)
+    assert sum(len(ups) for _, ups in calls) == len(written)  # also through the southbound
+    calls.clear()
     g3 = with_group(schema, 3, (3, 4))
     desired = [*g3, route(schema, "10.1.0.0/24", 3)]
     res = fab.update_all({"s1": desired})["s1"]

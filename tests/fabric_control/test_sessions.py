@@ -270,3 +270,36 @@ def test_update_writes_the_difference_without_reading_back(
     r = fabric.update_all({"s1": changed})["s1"]
     assert r.pipeline_pushed and r.inserted == len(changed)
     assert read_state(s1.target.address, 1, schema) == canonical(changed)
+
+
+class _Recording:
+    """A southbound that records each write before passing it to the switch's session."""
+
+    def __init__(self, fab: FabricSessions) -> None:
+        self.fab = fab
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def write(self, switch: str, updates) -> None:  # type: ignore[no-untyped-def]
+        self.calls.append((switch, [u.type.name for u in updates]))
+        self.fab[switch].write(updates)
+
+    def read(self, switch: str, entities):  # type: ignore[no-untyped-def]
+        return list(self.fab[switch].connect().read(*entities))
+
+
+def test_sync_writes_through_the_southbound_it_is_given(
+    fabric: FabricSessions, local_switches, fabric_pipeline
+) -> None:
+    schema = P4Schema(fabric_pipeline.p4info)
+    s1 = local_switches[0]
+    fabric.set_desired({"s1": desired_for(schema, 1, routes=4)})
+    fabric.sync_all(["s1"])
+    changed = desired_for(schema, 1, routes=5, mode="use_spray_random")
+    south = _Recording(fabric)
+    fabric["s1"].set_desired(changed)
+    r = fabric["s1"].sync(south=south)
+    # every update of the sync went through it: the deletes' phase, then the rest
+    assert [n for n, _ in south.calls] == ["s1"] * len(south.calls)
+    assert sum(len(kinds) for _, kinds in south.calls) == r.changed > 0
+    assert read_state(s1.target.address, 1, schema) == canonical(changed)
+    assert fabric["s1"].sync(south=south).changed == 0
