@@ -32,6 +32,13 @@ QUICK_MEAN = {"websearch": 20_000, "hadoop": 40_000}
 # ramp), '-sigcomm15' the DCQCN paper's ramp (K_min 5 kB, K_max 200 kB at 40 Gb/s, P_max
 # 1%), scaled alike.
 LOSSLESS_NET = NetParams(queue_depth=1_024, pfc=PfcParams(enabled=True))
+# '/lossless-deep': PFC where the paper's shared buffer puts it, above the RED ramp. HPCC's
+# simulator pauses an ingress port at a dynamic share of a 32 MB buffer (megabytes), so
+# its queues reach DCQCN's ramp (267-1,067 packets here) before PFC acts; on '/lossless'
+# PFC pauses at 24 packets from one port and the ramp is never reached. Here a port is
+# paused with 512 packets (768 kB) queued from it and resumed at 256; queues hold 8,192
+# packets (12 MB) so the fabric stays lossless with 16 ports each at XOFF.
+LOSSLESS_DEEP_NET = NetParams(queue_depth=8_192, pfc=PfcParams(enabled=True, xoff=512, xon=256))
 DCQCN_LOSSLESS_ECN = 100  # packets: the '-step' variant
 LOSSLESS_FLOWS = 600  # three times the default run: the queues come from sustained load
 QUICK_LOSSLESS_FLOWS = 200
@@ -95,6 +102,12 @@ def variants(quick: bool) -> dict[str, SimConfig]:
         out[f"dcqcn-sigcomm15@{load:g}/lossless"] = replace(
             dcqcn, load=load, ecn_red=SIGCOMM15_DCQCN_RED.at(rate)
         )
+        deep = replace(lossless, net=LOSSLESS_DEEP_NET, load=load)
+        out[f"dcqcn@{load:g}/lossless-deep"] = replace(
+            deep, transport="dcqcn", ecn_red=HPCC_DCQCN_RED.at(rate)
+        )
+        for tr in ("hpcc", "dctcp"):
+            out[f"{tr}@{load:g}/lossless-deep"] = replace(deep, transport=tr)
     return out
 
 
@@ -126,6 +139,7 @@ def measure(r: dict[str, Any], net: Network, cfg: SimConfig) -> dict[str, float]
         "completed_pct": 100 * r["flows_completed"] / max(1, len(r["flows"])),
         "ecn_marks": r["ecn_marks"],
         "pfc_pause_us": r["pfc_pause_us"],
+        "drops": r["drops"],
     }
     for name, vals in by.items():
         out[f"{name}_p50"] = _pct(vals, 50)
@@ -159,12 +173,14 @@ SCENARIO = Scenario(
     "CNPs only, DCQCN's switches on the paper's RED ramp: 400 kB-1.6 MB at 100 Gb/s, 20%) "
     "with 600 flows a run (--quick 200); 'dcqcn-step' there marks a step at 150 kB (the "
     "'/lossless' DCQCN before the ramp), 'dcqcn-sigcomm15' on the DCQCN paper's ramp "
-    "(12.5-500 kB at 100 Gb/s, 1%)",
+    "(12.5-500 kB at 100 Gb/s, 1%); '/lossless-deep' the same fabric with PFC above the "
+    "ramp (pause at 768 kB queued from a port, 12 MB queues), as the paper's shared buffer "
+    "puts it",
     compared="dcqcn, hpcc, dctcp (ECMP)",
     metric="slowdown = FCT / (size at line rate + unloaded path latency); p50 and p99 per "
     "size bucket (<10 kB, <100 kB, larger); queue_max_p50/p99: the fabric's deepest queue "
     "(packets) every microsecond while flows arrive; ecn_marks; pfc_pause_us summed over "
-    "every switch and host",
+    "every switch and host; drops (0 on a lossless fabric)",
     variants=variants,
     measure=measure,
     headline="small<10KB_p99",
@@ -175,5 +191,7 @@ SCENARIO = Scenario(
     "hears from the fabric; the trimming fabric's DCQCN marks a step at 20 packets (the "
     "paper: a ramp from 400 kB at 100 Gb/s); on '/lossless' PFC pauses a port with 24 "
     "packets (36 kB) queued from it, where the paper's shared buffer pauses at megabytes, "
-    "so queues rarely reach the paper's ramp and DCQCN there is held by PFC, not ECN",
+    "so queues rarely reach the paper's ramp and DCQCN there is held by PFC, not ECN; "
+    "'/lossless-deep' moves PFC above the ramp (a fixed 768 kB per port, where the paper's "
+    "threshold is a dynamic share of the buffer)",
 )

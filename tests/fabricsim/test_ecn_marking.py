@@ -96,3 +96,10 @@ def test_fct_lossless_dcqcn_marks_on_the_published_ramps_scaled_to_the_line_rate
         assert v["dcqcn-sigcomm15@0.5/lossless"].ecn == EcnRed(8, 333, 3)
         assert v["dcqcn-step@0.5/lossless"].ecn == EcnStep(100)
         assert v["dctcp@0.5/lossless"].ecn == EcnStep(20) == v["dcqcn@0.5"].ecn
+        # '/lossless-deep': the same ramp, with PFC above its K_min (24 packets below it on
+        # '/lossless'), and queues that hold every port at XOFF (still lossless)
+        deep = v["dcqcn@0.5/lossless-deep"]
+        assert deep.ecn == EcnRed(267, 1067, 51)
+        assert v["dcqcn@0.5/lossless"].net.pfc.xoff < 267 < deep.net.pfc.xoff
+        assert deep.net.queue_depth >= 16 * deep.net.pfc.xoff
+        assert v["hpcc@0.5/lossless-deep"].net == deep.net == v["dctcp@0.5/lossless-deep"].net
