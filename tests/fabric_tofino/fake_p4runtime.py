@@ -16,8 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
-from p4.v1 import p4runtime_pb2 as p4r
-from p4.v1 import p4runtime_pb2_grpc
+
+from p4rt_proto import p4runtime_pb2 as p4r
+from p4rt_proto import p4runtime_pb2_grpc
 
 OK, ALREADY_EXISTS = 0, 6
 

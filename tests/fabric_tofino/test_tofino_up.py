@@ -5,10 +5,15 @@ and `down` forgets, and the errors for wrong inputs."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf import text_format
 
 from controller import P4Schema, codec
 from controller.entities import CloneSession, Replica, TableEntry
@@ -252,8 +257,6 @@ def test_p4info_not_matching_context_json(tmp_path: Path, p4info: p4info_pb2.P4I
     other.tables.add().preamble.name = "SomeOtherIngress.forward"
     out = make_bf_out(tmp_path, p4info)
     info = tmp_path / "other.p4info.txt"
-    from google.protobuf import text_format
-
     info.write_text(text_format.MessageToString(other))
     with pytest.raises(ValueError, match="P4Info mismatch.*SomeOtherIngress.forward"):
         load_bf_program(out, "tofino", p4info=info)
@@ -295,3 +298,49 @@ def test_switches_file_must_name_every_switch(topo: Topology, tmp_path: Path) ->
     assert got["spine1"].address == "10.0.0.2:9559" and got["spine1"].device_id == 1
     # no file: the topology's own addresses
     assert load_switches(None, topo)["leaf2"].address == topo.switch("leaf2").grpc_addr
+
+
+# ---------------------------------------------------------------- the real TNA P4Info
+@pytest.mark.skipif(
+    shutil.which("p4test") is None or not os.environ.get("TNA_INCLUDE"),
+    reason="needs p4test on PATH and TNA_INCLUDE (the directory holding tna.p4, t2na.p4)",
+)
+@pytest.mark.parametrize("target", ["tofino", "tofino2"])
+def test_the_tna_p4info_takes_the_fabric(
+    topo: Topology,
+    tmp_path: Path,
+    switches_file: Path,
+    fakes: dict[str, FakeP4Runtime],
+    target: str,
+) -> None:
+    """fabric_tna's own P4Info (p4test's; bf-p4c's names the same tables) holds every
+    entry of a CNP + adaptive fabric, and trimming on Tofino 2."""
+    chip = "1" if target == "tofino" else "2"
+    info_file = tmp_path / "tna.p4info.txt"
+    tna = Path(__file__).resolve().parents[2] / "p4src" / "tna" / "fabric_tna.p4"
+    run = subprocess.run(
+        ["p4test", "--std", "p4-16", "-I", os.environ["TNA_INCLUDE"]]
+        + [f"-D__TARGET_TOFINO__={chip}", str(tna), "--p4runtime-files", str(info_file)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    info = p4info_pb2.P4Info()
+    text_format.Parse(info_file.read_text(), info)
+    binary = "tofino.bin" if target == "tofino" else "tofino2.bin"
+    out = make_bf_out(tmp_path, info, binary=binary)
+    policy = CNP_ADAPTIVE if target == "tofino" else replace(CNP_ADAPTIVE, trim=Trim(8))
+    fabric = _run(topo, tmp_path, out, switches_file, target, policy)
+    fabric.start(control=False)
+    fabric.stop()
+    schema = P4Schema(info)
+    names = {
+        e.table
+        for f in fakes.values()
+        for e in (codec.decode_entity(schema, m) for m in f.written())
+        if isinstance(e, TableEntry)
+    }
+    assert {"next_hop_group", "next_hop_member", "cnp_config"} <= {n.split(".")[-1] for n in names}
+    assert ("trim_config" in {n.split(".")[-1] for n in names}) == (target == "tofino2")
+    assert all(f.pipeline_requests[0].config.p4info == info for f in fakes.values())
