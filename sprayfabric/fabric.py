@@ -399,6 +399,11 @@ def cmd_send(args: argparse.Namespace) -> int:
         src, dst = state.host(args.src), state.host(args.dst)
     except ControlError as e:
         return _fail(str(e))
+    if state.target in ("tofino", "tofino2"):
+        return _fail(
+            f"the hosts of a {state.target} fabric are the machines cabled to its switches: "
+            "send from them (no cable of theirs ends here)"
+        )
     r = send(
         src,
         dst,

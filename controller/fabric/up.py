@@ -110,6 +110,20 @@ def _run_up(topo: Topology, args: UpOptions) -> int:
         ("--priority-queues", args.priority_queues),
     )
     run: FabricRun
+    tofino_only: tuple[tuple[str, object], ...] = (
+        ("--switches", args.switches_file),
+        ("--bf-out", args.bf_out),
+        ("--p4info", args.p4info),
+        ("--cpu-port", args.cpu_port),
+        ("--depth-report-port", args.depth_report_port),
+    )
+    misplaced = [f for f, v in tofino_only if v is not None]
+    if misplaced and args.target not in ("tofino", "tofino2"):
+        print(
+            f"sprayfabric: error: {', '.join(misplaced)}: for --target tofino or tofino2 only",
+            file=sys.stderr,
+        )
+        return 1
     if args.target in ("tofino", "tofino2"):
         try:
             run = _tofino_run(topo, args, common)
@@ -186,6 +200,22 @@ def _run_up(topo: Topology, args: UpOptions) -> int:
 def _tofino_run(topo: Topology, args: UpOptions, common: dict[str, Any]) -> TofinoRun:
     if args.bf_out is None:
         raise TofinoSetupError(f"target {args.target} needs --bf-out DIR (bf-p4c's output)")
+    unused = [
+        flag
+        for flag, given in (
+            ("--free-ports", args.free_ports),
+            ("--switches-per-process", args.switches_per_process != 1),
+            ("--queue-rate", args.queue_rate is not None),
+            ("--queue-depth", args.queue_depth is not None),
+            ("--priority-queues", args.priority_queues is not None),
+        )
+        if given
+    ]
+    if unused:
+        raise TofinoSetupError(
+            f"{', '.join(unused)}: not for target {args.target} (its switches are not "
+            "started here: their queues are the switch's own configuration)"
+        )
     switches = load_switches(args.switches_file, topo)
     program = load_bf_program(args.bf_out, args.target, args.p4info)
     common = {k: v for k, v in common.items() if k != "fixed_addresses"}

@@ -56,6 +56,8 @@ def test_up_status_down(
         assert "4 tofino switches" in text and "pid - (not ours)" in text
         st = sf(work, "fabric", "status").stdout
         assert "on tofino" in st and "leaf1" in st and "DOWN" not in st
+        r = sf(work, "fabric", "send", "h1", "h4", ok=False)
+        assert r.returncode == 1 and "hosts of a tofino fabric" in r.stderr
         before = len(fakes["leaf1"].write_requests)
         sf(work, "lb", "set", "spray")
         assert len(fakes["leaf1"].write_requests) > before
@@ -99,9 +101,17 @@ def test_status_after_up_ended_reads_the_switches(
     assert "forgot the Tofino fabric" in sf(work, "fabric", "down").stdout
 
 
-def test_up_without_bf_out_is_one_line(tmp_path: Path) -> None:
-    r = sf(tmp_path, "up", str(TOPOLOGY), "--target", "tofino2", ok=False)
-    assert r.returncode == 1
-    assert r.stderr.strip() == (
-        "sprayfabric: error: target tofino2 needs --bf-out DIR (bf-p4c's output)"
-    )
+def test_wrong_flags_are_one_line(tmp_path: Path, bf_out: Path) -> None:
+    topo = str(TOPOLOGY)
+    for args, said in (
+        (("--target", "tofino2"), "target tofino2 needs --bf-out DIR (bf-p4c's output)"),
+        (
+            ("--target", "tofino", "--bf-out", str(bf_out), "--queue-rate", "9"),
+            "--queue-rate: not for target tofino (its switches are not started here: "
+            "their queues are the switch's own configuration)",
+        ),
+        (("--bf-out", str(bf_out)), "--bf-out: for --target tofino or tofino2 only"),
+    ):
+        r = sf(tmp_path, "up", topo, *args, ok=False)  # the old spelling: an alias
+        assert r.returncode == 1
+        assert r.stderr.strip() == f"sprayfabric: error: {said}"
