@@ -63,10 +63,11 @@ class FakeP4Runtime(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.address = ""
 
     # ------------------------------------------------------------ server
-    def start(self) -> str:
+    def start(self, port: int = 0) -> str:
+        """Serve on 127.0.0.1:`port` (0: a free one); the address."""
         server = grpc.server(ThreadPoolExecutor(max_workers=16))
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self, server)
-        port = server.add_insecure_port("127.0.0.1:0")
+        port = server.add_insecure_port(f"127.0.0.1:{port}")
         server.start()
         self._server = server
         self.address = f"127.0.0.1:{port}"

@@ -206,6 +206,40 @@ def test_link_down_rewrites_the_tofino_switches(
         run.stop()
 
 
+def test_a_restarted_switch_gets_pipeline_and_entries_again(
+    topo: Topology,
+    tmp_path: Path,
+    bf_out: Path,
+    switches_file: Path,
+    fakes: dict[str, FakeP4Runtime],
+) -> None:
+    """bf_switchd restarted on a box: its P4Runtime server comes back empty on the same
+    address, and the watcher pushes the pipeline and every entry again."""
+    run = TofinoRun(
+        topo,
+        workdir=tmp_path / "work",
+        target="tofino",
+        switches=load_switches(switches_file, topo),
+        program=load_bf_program(bf_out, "tofino"),
+        watch_interval=0.1,
+        connect_timeout=3.0,
+    )
+    run.start(control=False)
+    try:
+        assert run.sessions is not None
+        before = run.sessions["leaf2"].counts.restores
+        old = fakes["leaf2"]
+        port = int(old.address.rsplit(":", 1)[1])
+        old.stop()
+        new = fakes["leaf2"] = FakeP4Runtime(device_id=1)
+        new.start(port)
+        assert run.sessions.wait_restored("leaf2", before, 30.0)
+        assert len(new.pipeline_requests) == 1
+        assert len(new.store) == len(run.sessions["leaf2"].desired)
+    finally:
+        run.stop()
+
+
 # ---------------------------------------------------------------- errors
 def test_unreachable_switch_is_named_with_its_status(
     topo: Topology,
