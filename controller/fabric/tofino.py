@@ -23,7 +23,6 @@ name.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,9 +51,7 @@ from .wiring import COLLECTOR_PORT, HostEndpoint, SwitchWiring, Wiring
 
 __all__ = ["TofinoRun", "read_back", "tofino_desired_state"]
 
-log = logging.getLogger("controller.fabric.tofino")
-
-NO_COLLECTOR = ("", 0)
+NOWHERE = ("", 0)  # the UDP address of a cable this run does not have
 
 
 def _no_reports(_name: str) -> ReportRoute:
@@ -147,14 +144,12 @@ class TofinoRun(FabricRun):
             )
             self.wiring = Wiring(
                 {
+                    # no cables, no collector port (the number is never written)
                     n: SwitchWiring(n, a.device_id, a.address, (), COLLECTOR_PORT)
                     for n, a in self.switch_addresses.items()
                 },
-                {
-                    h.name: HostEndpoint(h.name, NO_COLLECTOR, NO_COLLECTOR)
-                    for h in self.topology.hosts
-                },
-                NO_COLLECTOR,
+                {h.name: HostEndpoint(h.name, NOWHERE, NOWHERE) for h in self.topology.hosts},
+                NOWHERE,
             )
             pipeline = Pipeline(self.bf_program.p4info, device_config)
             self.sessions = FabricSessions(
@@ -199,7 +194,7 @@ class TofinoRun(FabricRun):
 
     def host_attachment(self, host: str) -> dict[str, Any]:
         """Hosts are real machines cabled to the boxes: nothing to reach them by here."""
-        return {"address": NO_COLLECTOR, "switch_address": NO_COLLECTOR}
+        return {"address": NOWHERE, "switch_address": NOWHERE}
 
     def status(self) -> dict[str, Any]:
         """FabricRun's status; no collector, no processes."""
