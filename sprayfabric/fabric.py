@@ -1,6 +1,8 @@
 """The commands that run a fabric and talk to it:
 
     sprayfabric fabric up TOPO [--target softswitch|bmv2]  start, program, keep running
+    sprayfabric fabric up TOPO --target tofino --bf-out DIR [--switches FILE]
+                                                 program running Tofino switches
     sprayfabric fabric down                      stop it (or what a killed `up` left)
     sprayfabric fabric status [--json]           switches, links down, hosts seen
     sprayfabric fabric telemetry [--once]        live table of the metrics
@@ -40,7 +42,9 @@ def register(sub: CommandTree) -> None:
     """Add `up`, `down`, `status`, `set-lb`, `link`, `telemetry`, `shell` to a subparsers object."""
     p = sub.add_parser("up", help="start a fabric of switches, program it, keep it running")
     p.add_argument("topology", type=Path, metavar="TOPO", help="a topology file (YAML)")
-    p.add_argument("--target", choices=("softswitch", "bmv2"), default="softswitch")
+    p.add_argument(
+        "--target", choices=("softswitch", "bmv2", "tofino", "tofino2"), default="softswitch"
+    )
     p.add_argument(
         "--free-ports",
         action="store_true",
@@ -66,6 +70,30 @@ def register(sub: CommandTree) -> None:
     )
     q.add_argument("--queue-depth", type=int, metavar="N", help="egress queue depth in packets")
     q.add_argument("--priority-queues", type=int, metavar="N", help="queues per port (trimming)")
+    t = p.add_argument_group(
+        "Tofino switches (--target tofino|tofino2: Stratum or bf_switchd already running "
+        "on the boxes; nothing is started here)"
+    )
+    t.add_argument(
+        "--switches",
+        type=Path,
+        metavar="FILE",
+        help="JSON/YAML: switch name -> {address: HOST:PORT, device_id: N} for every switch "
+        "of the topology (default: the topology's grpc and device_id)",
+    )
+    t.add_argument("--bf-out", type=Path, metavar="DIR", help="bf-p4c's output directory (-o)")
+    t.add_argument(
+        "--p4info", type=Path, metavar="FILE", help="the P4Info (default: the one in DIR)"
+    )
+    t.add_argument(
+        "--cpu-port", type=int, metavar="N", help="the CPU port fabric_tna was built with"
+    )
+    t.add_argument(
+        "--depth-report-port",
+        type=int,
+        metavar="N",
+        help="the recirculation port fabric_tna was built with (-DDEPTH_REPORT_PORT)",
+    )
     add_policy_arguments(p)
     p.set_defaults(func=cmd_up)
 
@@ -142,6 +170,11 @@ def cmd_up(args: argparse.Namespace) -> int:
         queue_depth=args.queue_depth,
         priority_queues=args.priority_queues,
         policy=policy_from_args(args),
+        switches_file=args.switches,
+        bf_out=args.bf_out,
+        p4info=args.p4info,
+        cpu_port=args.cpu_port,
+        depth_report_port=args.depth_report_port,
     )
     return run_up(topo, options)
 
@@ -154,6 +187,11 @@ def cmd_down(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- status
 def cmd_status(args: argparse.Namespace) -> int:
+    from controller.fabric.tofino_files import RECORD_NAME
+
+    record = STATE_FILE.parent / RECORD_NAME
+    if not STATE_FILE.exists() and record.exists():
+        return _tofino_status(record, args.json)
     try:
         _state, c = _client()
         st = c.get("/api/status")
@@ -189,6 +227,36 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"hosts seen (ARP): {len(seen)}")
         for ip, h in seen.items():
             print(f"  {ip:15} {h['switch']} port {h['port']}: {h['verdict']} ({h['host'] or '?'})")
+    return 0
+
+
+def _tofino_status(record_file: Path, as_json: bool) -> int:
+    """No `up` running, but a Tofino fabric was programmed from here: read its switches."""
+    from controller.fabric.tofino import read_back
+    from controller.fabric.tofino_files import TofinoRecord, TofinoSetupError
+
+    try:
+        record = TofinoRecord.load(record_file)
+        got = read_back(record)
+    except (TofinoSetupError, OSError) as e:
+        return _fail(str(e))
+    if as_json:
+        print(json.dumps({"topology": record.topology, "target": record.target, "switches": got}))
+        return 0
+    print(f"fabric {record.topology} on {record.target} (no controller running: read back)")
+    rows: list[tuple[str, ...]] = [("switch", "address", "device", "pipeline", "entries")]
+    for name, s in got.items():
+        held = s.get("entries", {})
+        rows.append(
+            (
+                name,
+                s["address"],
+                str(s["device_id"]),
+                s.get("pipeline", "-"),
+                str(sum(held.values())) if "error" not in s else f"UNREACHABLE: {s['error']}",
+            )
+        )
+    print(_table(rows))
     return 0
 
 
@@ -331,6 +399,11 @@ def cmd_send(args: argparse.Namespace) -> int:
         src, dst = state.host(args.src), state.host(args.dst)
     except ControlError as e:
         return _fail(str(e))
+    if state.target in ("tofino", "tofino2"):
+        return _fail(
+            f"the hosts of a {state.target} fabric are the machines cabled to its switches: "
+            "send from them (no cable of theirs ends here)"
+        )
     r = send(
         src,
         dst,

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..entities import Entity, TableEntry, Update
-from ..lb import FabricEncoder, Policy, SwitchIntent
+from ..lb import FabricConstants, FabricEncoder, Policy, SwitchIntent
 from ..lb.from_topology import switch_intent
 from ..routing import GroupIds, NextHops, compute_routes
 from ..topology import Topology
@@ -111,11 +111,14 @@ class DesiredCache:
     intents: dict[str, SwitchIntent] = field(default_factory=dict)
     # one encoder per schema (its memo of entries serves every computation)
     encoders: dict[int, tuple[Any, FabricEncoder]] = field(default_factory=dict)
+    # the program's constants (a TNA target numbers its mirror sessions its own way);
+    # None: fabric.p4's (v1model)
+    constants: FabricConstants | None = None
 
     def encoder(self, schema: Any) -> FabricEncoder:
         got = self.encoders.get(id(schema))
         if got is None or got[0] is not schema:
-            got = self.encoders[id(schema)] = (schema, FabricEncoder(schema))
+            got = self.encoders[id(schema)] = (schema, FabricEncoder(schema, self.constants))
         return got[1]
 
     def release(self, switches: Iterable[str] | None = None) -> None:

@@ -26,6 +26,8 @@ from .bmv2 import Bmv2Run, bmv2_unavailable
 from .control import STATE_FILE
 from .desired import fabric_desired_state
 from .runner import FabricRun
+from .tofino import TofinoRun
+from .tofino_files import RECORD_NAME, TofinoSetupError, load_bf_program, load_switches
 from .veth import VethError, remove_recorded
 
 __all__ = ["UpOptions", "run_down", "run_up"]
@@ -46,6 +48,12 @@ class UpOptions:
     queue_depth: int | None = None  # egress queue depth in packets
     priority_queues: int | None = None  # queues per port
     policy: Policy = field(default_factory=Policy)
+    # target tofino/tofino2: switches already running elsewhere (controller.fabric.tofino)
+    switches_file: Path | None = None  # name -> {address, device_id}; None: the topology's
+    bf_out: Path | None = None  # bf-p4c's output directory
+    p4info: Path | None = None  # None: the one P4Info file in bf_out
+    cpu_port: int | None = None  # the platform's CPU port, when fabric_tna was built with one
+    depth_report_port: int | None = None  # -DDEPTH_REPORT_PORT, when built with one
 
 
 class Interrupted(BaseException):  # noqa: N818 -- like KeyboardInterrupt, not an error
@@ -102,7 +110,27 @@ def _run_up(topo: Topology, args: UpOptions) -> int:
         ("--priority-queues", args.priority_queues),
     )
     run: FabricRun
-    if args.target == "bmv2":
+    tofino_only: tuple[tuple[str, object], ...] = (
+        ("--switches", args.switches_file),
+        ("--bf-out", args.bf_out),
+        ("--p4info", args.p4info),
+        ("--cpu-port", args.cpu_port),
+        ("--depth-report-port", args.depth_report_port),
+    )
+    misplaced = [f for f, v in tofino_only if v is not None]
+    if misplaced and args.target not in ("tofino", "tofino2"):
+        print(
+            f"sprayfabric: error: {', '.join(misplaced)}: for --target tofino or tofino2 only",
+            file=sys.stderr,
+        )
+        return 1
+    if args.target in ("tofino", "tofino2"):
+        try:
+            run = _tofino_run(topo, args, common)
+        except ValueError as e:  # TofinoSetupError: a file, a name, a mismatch
+            print(f"sprayfabric: error: {e}", file=sys.stderr)
+            return 1
+    elif args.target == "bmv2":
         reason = bmv2_unavailable()
         if reason is not None:
             print(f"sprayfabric: error: {reason}", file=sys.stderr)
@@ -140,9 +168,8 @@ def _run_up(topo: Topology, args: UpOptions) -> int:
             flush=True,
         )
         for name, w in run.wiring.switches.items():
-            print(
-                f"  {name:10} {w.grpc_addr:21} device {w.device_id:<4} pid {run.handles[name].pid}"
-            )
+            pid = run.handles[name].pid if name in run.handles else "- (not ours)"
+            print(f"  {name:10} {w.grpc_addr:21} device {w.device_id:<4} pid {pid}")
         if isinstance(run, Bmv2Run) and topo.hosts:
             h = topo.hosts[0]
             other = topo.hosts[-1].ip
@@ -151,14 +178,56 @@ def _run_up(topo: Topology, args: UpOptions) -> int:
                 f"ip netns exec {run.host_netns(h.name)} ping {other}"
             )
         print(f"control and metrics: {run.control.url} (/metrics); state in {STATE_FILE}")
-        print("Ctrl-C stops the fabric", flush=True)
+        if isinstance(run, TofinoRun):
+            print(
+                "Ctrl-C stops the controller only: the switches keep their program and "
+                f"entries (recorded in {run.record_file}; `sprayfabric fabric status` reads "
+                "them back, `sprayfabric fabric down` forgets them)",
+                flush=True,
+            )
+        else:
+            print("Ctrl-C stops the fabric", flush=True)
         wait_for_signal()
     except Interrupted:
         pass
     finally:
         run.stop()
-        print("fabric stopped", flush=True)
+        stopped = "controller stopped" if isinstance(run, TofinoRun) else "fabric stopped"
+        print(stopped, flush=True)
     return 0
+
+
+def _tofino_run(topo: Topology, args: UpOptions, common: dict[str, Any]) -> TofinoRun:
+    if args.bf_out is None:
+        raise TofinoSetupError(f"target {args.target} needs --bf-out DIR (bf-p4c's output)")
+    unused = [
+        flag
+        for flag, given in (
+            ("--free-ports", args.free_ports),
+            ("--switches-per-process", args.switches_per_process != 1),
+            ("--queue-rate", args.queue_rate is not None),
+            ("--queue-depth", args.queue_depth is not None),
+            ("--priority-queues", args.priority_queues is not None),
+        )
+        if given
+    ]
+    if unused:
+        raise TofinoSetupError(
+            f"{', '.join(unused)}: not for target {args.target} (its switches are not "
+            "started here: their queues are the switch's own configuration)"
+        )
+    switches = load_switches(args.switches_file, topo)
+    program = load_bf_program(args.bf_out, args.target, args.p4info)
+    common = {k: v for k, v in common.items() if k != "fixed_addresses"}
+    return TofinoRun(
+        topo,
+        target=args.target,
+        switches=switches,
+        program=program,
+        cpu_port=args.cpu_port,
+        depth_report_port=args.depth_report_port,
+        **common,
+    )
 
 
 def wait_for_signal() -> None:
@@ -202,6 +271,14 @@ def run_down(workdir: Path = WORKDIR, timeout: float = 60.0) -> int:
             print(f"removed {len(removed)} interfaces and namespaces it left: {', '.join(removed)}")
             done = True
     (workdir / STATE_FILE.name).unlink(missing_ok=True)
+    record = workdir / RECORD_NAME
+    if record.exists():
+        record.unlink()
+        print(
+            f"forgot the Tofino fabric recorded in {record} (its switches are not ours to "
+            "stop: they keep their program and entries)"
+        )
+        done = True
     if not done:
         print("no fabric here: nothing to stop")
     return 0
