@@ -11,12 +11,12 @@ from pathlib import Path
 
 from tests.fabric_run.cli import EXE
 
-from .conftest import ROOT, TOPOLOGY
+from .conftest import TOPOLOGY
 from .fake_p4runtime import FakeP4Runtime
 
 READY = "Ctrl-C stops the controller only"
 # this tree's packages, whichever tree the environment's editable install points at
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = dict(os.environ)  # PYTHONPATH: tests/conftest.py
 
 
 def sf(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
