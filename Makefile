@@ -56,7 +56,7 @@ P4TEST ?= p4test
 tna-check: $(STAMP)
 	@test -n "$(TNA_INCLUDE)" || { echo "tna-check: set TNA_INCLUDE to the directory holding tna.p4"; exit 2; }
 	mkdir -p build/tna
-	for t in 1 2; do for d in "" -DWITH_CORE_ONLY -DWITH_ECN -DWITH_CONGESTION; do \
+	for t in 1 2; do for d in "" -DWITH_CORE_ONLY -DWITH_INT -DWITH_ECN -DWITH_CONGESTION; do \
 	  $(P4TEST) --std p4-16 -I $(TNA_INCLUDE) -D__TARGET_TOFINO__=$$t $$d \
 	    --p4runtime-files build/tna/tofino$$t$$d.p4info.txtpb p4src/tna/fabric_tna.p4 || exit 1; \
 	done; \

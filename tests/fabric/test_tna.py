@@ -22,7 +22,7 @@ V1MODEL = ROOT / "p4src" / "fabric.p4"
 PROFILES = [
     (t, d)
     for t in ("1", "2")
-    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
+    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_INT"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
 ]
 
 pytestmark = [
@@ -123,6 +123,25 @@ def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     assert "FabricIngress.cnp_trigger.cnp_config" not in _shape(
         _tna("1", ["-DWITH_ECN"], tmp_path)[0]
     )
+
+
+INT_TABLES = (
+    "FabricIngress.int_ingress.int_watchlist",
+    "FabricIngress.int_ingress.int_sink_ports",
+    "FabricEgress.int_egress.int_ports",
+    "FabricEgress.int_egress.int_report",
+)
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_int_md_tables_are_built_with_v1model_names(tofino: str, tmp_path: Path) -> None:
+    """INT-MD source, sink, transit and report tables exist on both chips in the full
+    and INT profiles (their shapes are compared with v1model's above), not otherwise."""
+    for defines in ([], ["-DWITH_INT"]):
+        tables = _shape(_tna(tofino, defines, tmp_path)[0])
+        assert [t for t in INT_TABLES if t not in tables] == [], defines
+    core = _shape(_tna(tofino, ["-DWITH_CORE_ONLY"], tmp_path)[0])
+    assert [t for t in INT_TABLES if t in core] == []
 
 
 def test_trimming_is_built_for_tofino2_only(tmp_path: Path) -> None:
