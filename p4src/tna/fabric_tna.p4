@@ -17,8 +17,9 @@
 #define WITH_CONGESTION
 #endif
 
-// Trimming cuts in ingress, which only Tofino 2 can (docs/tna.md)
-#if defined(WITH_CONGESTION) && __TARGET_TOFINO__ == 2
+// Trimming: Tofino 2 cuts in ingress; Tofino 1 drops the packet and mirrors it
+// to a truncating session of its port (trim.p4, docs/tna.md)
+#if defined(WITH_CONGESTION)
 #define TNA_TRIM
 #endif
 
@@ -84,7 +85,8 @@ control FabricIngress(inout headers_t hdr,
         meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
         load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
 #ifdef TNA_TRIM
-        trim.apply(hdr, meta.fab, meta.lb, ig_dprsr_md, ig_tm_md);
+        trim.apply(hdr, meta.fab, meta.lb, meta.trim_mirror, meta.mirror_session,
+                   ig_dprsr_md, ig_tm_md);
 #endif // TNA_TRIM
 #ifdef WITH_INT
         if (meta.lb.report == 0) {
@@ -129,6 +131,11 @@ control FabricEgress(inout headers_t hdr,
         if (meta.depth_report.isValid()) {
             return;  // a mirrored depth report on its way to recirculation
         }
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+        if (meta.trim_mirror.isValid()) {
+            return;  // a trimmed copy (Tofino 1), cut by its session
+        }
+#endif
 #ifdef WITH_CONGESTION
         if (meta.cnp_mirror.isValid()) {
             cnp_builder.apply(hdr, meta, eg_dprsr_md);

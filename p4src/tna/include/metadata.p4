@@ -13,12 +13,15 @@ const bit<8> BRIDGED_KIND = 0;
 const bit<8> DEPTH_REPORT_KIND = 1;
 const bit<8> CNP_KIND = 2;
 const bit<8> INT_REPORT_KIND = 3;
+const bit<8> TRIM_KIND = 4;
 
 // eg_dprsr_md.mirror_type of the two egress mirrors (adaptive.p4, cnp.p4)
 const MirrorType_t MIRROR_TYPE_DEPTH_REPORT = 1;
 const MirrorType_t MIRROR_TYPE_CNP = 2;
 // ig_dprsr_md.mirror_type of the INT sink's report copy (int_ingress.p4)
 const MirrorType_t MIRROR_TYPE_INT_REPORT = 1;
+// ... and of a packet trimmed on Tofino 1 (trim.p4)
+const MirrorType_t MIRROR_TYPE_TRIM = 2;
 
 header bridged_md_t {
     bit<8>         kind;            // BRIDGED_KIND
@@ -43,6 +46,12 @@ header cnp_mirror_h {
 }
 
 const bit<16> BRIDGED_BYTES = 10;
+
+// The mirror header of a packet trimmed on Tofino 1 (trim.p4): egress sends
+// the copy on as it is.
+header trim_mirror_h {
+    bit<8> kind;                    // TRIM_KIND
+}
 
 // What INT egress needs from ingress (int_ingress.p4): behind the bridged
 // header of a packet that is an INT source or carries INT, and as the mirror
@@ -122,6 +131,7 @@ struct tna_metadata_t {
     int_bridged_h     int_bridged;    // INT state from ingress (bridged or mirrored)
     int_bridged_h     int_mirror;     // built in ingress: the sink's mirror header
     int_word_h[INT_TNA_STACK_WORDS] int_words;  // the parsed INT metadata stack
+    trim_mirror_h     trim_mirror;    // Tofino 1: built in ingress, parsed in egress
     MirrorId_t        mirror_session;
     tna_cnp_metadata_t cnp;
     local_metadata_t  fab;

@@ -150,8 +150,16 @@ control FabricIngressDeparser(packet_out pkt,
 #ifdef WITH_INT
     Mirror(MIRROR_TYPE_INT_REPORT) int_mirror;
 #endif // WITH_INT
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+    Mirror(MIRROR_TYPE_TRIM) trim_mirror;
+#endif
 
     apply {
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_TRIM) {
+            trim_mirror.emit(meta.mirror_session, meta.trim_mirror);
+        }
+#endif
 #ifdef WITH_INT
         if (ig_dprsr_md.mirror_type == MIRROR_TYPE_INT_REPORT) {
             int_mirror.emit((MirrorId_t)INT_REPORT_SESSION, meta.int_mirror);
@@ -193,6 +201,9 @@ parser FabricEgressParser(packet_in pkt,
 #ifdef WITH_INT
             INT_REPORT_KIND: parse_int_bridged;
 #endif // WITH_INT
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+            TRIM_KIND: parse_trim_mirror;
+#endif
             default: parse_bridged;
         }
     }
@@ -208,6 +219,14 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(meta.depth_report);
         transition accept;
     }
+
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+    // a packet trimmed on Tofino 1: the rest goes out as the session cut it
+    state parse_trim_mirror {
+        pkt.extract(meta.trim_mirror);
+        transition accept;
+    }
+#endif
 
     state parse_bridged {
         pkt.extract(meta.bridged);
