@@ -56,7 +56,7 @@ P4TEST ?= p4test
 tna-check: $(STAMP)
 	@test -n "$(TNA_INCLUDE)" || { echo "tna-check: set TNA_INCLUDE to the directory holding tna.p4"; exit 2; }
 	mkdir -p build/tna
-	for t in 1 2; do for d in "" -DWITH_CORE_ONLY -DWITH_ECN -DWITH_CONGESTION; do \
+	for t in 1 2; do for d in "" -DWITH_CORE_ONLY -DWITH_INT -DWITH_ECN -DWITH_CONGESTION; do \
 	  $(P4TEST) --std p4-16 -I $(TNA_INCLUDE) -D__TARGET_TOFINO__=$$t $$d \
 	    --p4runtime-files build/tna/tofino$$t$$d.p4info.txtpb p4src/tna/fabric_tna.p4 || exit 1; \
 	done; \
@@ -64,7 +64,7 @@ tna-check: $(STAMP)
 	    bf-p4c --std p4-16 --target tofino$$([ $$t = 2 ] && echo 2) --arch $$([ $$t = 2 ] && echo t2na || echo tna) \
 	      -o build/tna/tofino$$t p4src/tna/fabric_tna.p4 || exit 1; fi; \
 	done
-	TNA_INCLUDE=$(TNA_INCLUDE) PATH="$(dir $(shell command -v $(P4TEST))):$$PATH" $(BIN)/pytest -q tests/fabric/test_tna.py
+	TNA_INCLUDE=$(TNA_INCLUDE) PATH="$$(dirname "$$(command -v $(P4TEST))"):$$PATH" $(BIN)/pytest -q tests/fabric/test_tna.py
 
 # the fabric in Mininet (root; Debian: apt-get install mininet iperf3 iputils-ping ethtool)
 mininet-demo: $(STAMP)

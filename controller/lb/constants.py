@@ -4,7 +4,7 @@ P4Info carries names, ids and widths but not `const` values or macros, so the CP
 clone sessions, drop reasons and group limits are parsed out of `p4src/include/define.p4`
 and `size.p4` (the one place they are written), never retyped here. The TNA build
 (`p4src/tna`) numbers its mirror sessions differently (`tna/include/cnp.p4`,
-`adaptive.p4`): `target="tofino"` or `"tofino2"` reads those too.
+`adaptive.p4`, `trim.p4`): `target="tofino"` or `"tofino2"` reads those too.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ TOFINO1_CNP_TRUNCATE = 74
 # a depth report recirculates: its 10 bytes in front of the mirrored packet, cut to the
 # minimum frame (ingress on the recirculation port reads the report and drops the rest)
 DEPTH_REPORT_TRUNCATE = 64
+# Tofino 1's trimmed copies carry a 1-byte mirror header (trim_mirror_h) in front
+TRIM_MIRROR_HEADER_BYTES = 1
 _DEFINE = re.compile(r"^\s*#define\s+(\w+)\s+(\d+|0x[0-9a-fA-F]+)\b", re.MULTILINE)
 
 
@@ -77,7 +79,7 @@ class FabricConstants:
         inc = p4src / "include"
         files = [inc / "define.p4", inc / "size.p4"]
         if target != "v1model":  # only the TNA build defines DEPTH_REPORT_PORT
-            files += [p4src / "tna" / "include" / f for f in ("cnp.p4", "adaptive.p4")]
+            files += [p4src / "tna" / "include" / f for f in ("cnp.p4", "adaptive.p4", "trim.p4")]
         v = p4_constants(*files)
         missing = [
             n
@@ -87,7 +89,13 @@ class FabricConstants:
         if target != "v1model":
             missing += [
                 n
-                for n in ("CNP_SESSION_BASE_TNA", "DEPTH_REPORT_SESSION", "DEPTH_REPORT_PORT")
+                for n in (
+                    "CNP_SESSION_BASE_TNA",
+                    "DEPTH_REPORT_SESSION",
+                    "DEPTH_REPORT_PORT",
+                    "TRIM_SESSION_BASE_TNA",
+                    "TRIM_KEEP_BYTES_TNA",
+                )
                 if n not in v
             ]
         if missing:
@@ -121,6 +129,25 @@ class FabricConstants:
         if self.target == "tofino2":
             return 128 | (port & 0x7F)
         return self.cnp_session_base + port
+
+    def trim_session(self, port: int) -> int:
+        """Tofino 1 only (Tofino 2 and v1model cut in the pipeline): the mirror session a
+        packet trimmed on its way out of `port` goes to, TRIM_SESSION_BASE_TNA + pipe * 64
+        + the port's low 6 bits (tna/include/trim.p4). Only front-panel ports (0-63 of a
+        pipe) have one: other ports would share a session with a front-panel one."""
+        if self.target != "tofino":
+            raise ValueError("trim sessions exist on Tofino 1 only (target tofino)")
+        if not 0 <= port < 512 or port & 0x7F >= 64:
+            raise ValueError(
+                f"port {port}: Tofino 1 trims on front-panel ports only (0-63 per pipe)"
+            )
+        return self.values["TRIM_SESSION_BASE_TNA"] + ((port >> 7) << 6) + (port & 0x3F)
+
+    @property
+    def trim_truncate_bytes(self) -> int:
+        """What a Tofino 1 trim session keeps: the 1-byte mirror header and the kept
+        headers (TRIM_KEEP_BYTES_TNA)."""
+        return TRIM_MIRROR_HEADER_BYTES + self.values["TRIM_KEEP_BYTES_TNA"]
 
     @property
     def cnp_truncate_bytes(self) -> int:

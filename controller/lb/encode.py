@@ -316,6 +316,17 @@ class FabricEncoder:
             packet_length_bytes=self.c.cnp_truncate_bytes,
         )
 
+    def trim_session(self, port: int, cfg: Trim) -> CloneSession:
+        """Tofino 1 only: the mirror session that sends packets trimmed on their way out of
+        `port` (dropped and mirrored in ingress) out of it, cut after the kept headers, in
+        the trim queue (`cfg.priority` as the copy's queue: FabricConstants.trim_session)."""
+        return CloneSession(
+            self.c.trim_session(port),
+            (Replica(port),),
+            class_of_service=cfg.priority,
+            packet_length_bytes=self.c.trim_truncate_bytes,
+        )
+
     def depth_report_session(self) -> CloneSession:
         """TNA only: the mirror session (DEPTH_REPORT_SESSION) that sends egress's queue-depth
         reports to the recirculation port ingress reads them on, cut short."""
@@ -446,6 +457,8 @@ class FabricEncoder:
             out += [self.ecn(p, policy.ecn) for p in ports]
         if policy.trim is not None:
             out += [self.trim(p, policy.trim) for p in ports]
+            if self.c.target == "tofino":  # no ingress cut: trimmed copies are mirrored
+                out += [self.trim_session(p, policy.trim) for p in ports]
         if policy.cnp is not None:
             out += [self.cnp(p, policy.cnp) for p in ports]
             out += [self.cnp_session(p) for p in ports]

@@ -9,15 +9,17 @@
 
 #include "include/shim.p4"
 
-// Profiles as ../fabric.p4 (-DWITH_ECN, -DWITH_CONGESTION, -DWITH_CORE_ONLY; INT
-// is not on TNA): with none given, every feature TNA has is built.
-#if !defined(WITH_ECN) && !defined(WITH_CONGESTION) && !defined(WITH_CORE_ONLY)
+// Profiles as ../fabric.p4 (-DWITH_INT, -DWITH_ECN, -DWITH_CONGESTION,
+// -DWITH_CORE_ONLY): with none given, every feature TNA has is built.
+#if !defined(WITH_INT) && !defined(WITH_ECN) && !defined(WITH_CONGESTION) && !defined(WITH_CORE_ONLY)
+#define WITH_INT
 #define WITH_ECN
 #define WITH_CONGESTION
 #endif
 
-// Trimming cuts in ingress, which only Tofino 2 can (docs/tna.md)
-#if defined(WITH_CONGESTION) && __TARGET_TOFINO__ == 2
+// Trimming: Tofino 2 cuts in ingress; Tofino 1 drops the packet and mirrors it
+// to a truncating session of its port (trim.p4, docs/tna.md)
+#if defined(WITH_CONGESTION)
 #define TNA_TRIM
 #endif
 
@@ -41,6 +43,10 @@
 #ifdef TNA_TRIM
 #include "include/trim.p4"
 #endif // TNA_TRIM
+#ifdef WITH_INT
+#include "include/int_ingress.p4"
+#include "include/int_egress.p4"
+#endif // WITH_INT
 
 control FabricIngress(inout headers_t hdr,
                       inout tna_metadata_t meta,
@@ -56,6 +62,9 @@ control FabricIngress(inout headers_t hdr,
 #ifdef TNA_TRIM
     Trim() trim;
 #endif // TNA_TRIM
+#ifdef WITH_INT
+    IntIngress() int_ingress;
+#endif // WITH_INT
 
     apply {
         if (meta.depth_report.isValid()) {
@@ -76,8 +85,14 @@ control FabricIngress(inout headers_t hdr,
         meta.lb.now_us = ig_prsr_md.global_tstamp[41:10];
         load_balance.apply(hdr, meta.fab, meta.lb, ig_tm_md);
 #ifdef TNA_TRIM
-        trim.apply(hdr, meta.fab, meta.lb, ig_dprsr_md, ig_tm_md);
+        trim.apply(hdr, meta.fab, meta.lb, meta.trim_mirror, meta.mirror_session,
+                   ig_dprsr_md, ig_tm_md);
 #endif // TNA_TRIM
+#ifdef WITH_INT
+        if (meta.lb.report == 0) {
+            int_ingress.apply(hdr, meta, ig_prsr_md, ig_dprsr_md, ig_tm_md);
+        }
+#endif // WITH_INT
         // a drop reason set by any stage drops the packet in the deparser
         if (meta.fab.fwd.drop_reason != DROP_NONE || meta.lb.report == 1) {
             ig_dprsr_md.drop_ctl = 1;
@@ -108,17 +123,31 @@ control FabricEgress(inout headers_t hdr,
     CnpTrigger() cnp_trigger;
     CnpBuilder() cnp_builder;
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+    IntEgress() int_egress;
+#endif // WITH_INT
 
     apply {
         if (meta.depth_report.isValid()) {
             return;  // a mirrored depth report on its way to recirculation
         }
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+        if (meta.trim_mirror.isValid()) {
+            return;  // a trimmed copy (Tofino 1), cut by its session
+        }
+#endif
 #ifdef WITH_CONGESTION
         if (meta.cnp_mirror.isValid()) {
             cnp_builder.apply(hdr, meta, eg_dprsr_md);
             return;  // a mirrored copy becoming a CNP
         }
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+        if (meta.int_bridged.kind == INT_REPORT_KIND) {
+            int_egress.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+            return;  // the INT sink's mirrored copy becoming a report
+        }
+#endif // WITH_INT
         packet_io.apply(hdr, meta.bridged, eg_intr_md);
         depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
@@ -128,6 +157,10 @@ control FabricEgress(inout headers_t hdr,
         // after ECN and the depth report: the mirror header is the CNP's when both ask
         cnp_trigger.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+        // last, as in v1model: CNP and ECN see the packet before INT grows it
+        int_egress.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+#endif // WITH_INT
     }
 }
 

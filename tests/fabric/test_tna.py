@@ -22,7 +22,7 @@ V1MODEL = ROOT / "p4src" / "fabric.p4"
 PROFILES = [
     (t, d)
     for t in ("1", "2")
-    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
+    for d in ([], ["-DWITH_CORE_ONLY"], ["-DWITH_INT"], ["-DWITH_ECN"], ["-DWITH_CONGESTION"])
 ]
 
 pytestmark = [
@@ -125,13 +125,34 @@ def test_full_tna_profile_has_the_ecn_and_cnp_tables(tmp_path: Path) -> None:
     )
 
 
-def test_trimming_is_built_for_tofino2_only(tmp_path: Path) -> None:
-    """Trimming cuts in ingress (mtu_trunc_len), which only Tofino 2 has; its table
-    keeps v1model's shape (checked with the others) and is left out on Tofino 1."""
+INT_TABLES = (
+    "FabricIngress.int_ingress.int_watchlist",
+    "FabricIngress.int_ingress.int_sink_ports",
+    "FabricEgress.int_egress.int_ports",
+    "FabricEgress.int_egress.int_report",
+)
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_int_md_tables_are_built_with_v1model_names(tofino: str, tmp_path: Path) -> None:
+    """INT-MD source, sink, transit and report tables exist on both chips in the full
+    and INT profiles (their shapes are compared with v1model's above), not otherwise."""
+    for defines in ([], ["-DWITH_INT"]):
+        tables = _shape(_tna(tofino, defines, tmp_path)[0])
+        assert [t for t in INT_TABLES if t not in tables] == [], defines
+    core = _shape(_tna(tofino, ["-DWITH_CORE_ONLY"], tmp_path)[0])
+    assert [t for t in INT_TABLES if t in core] == []
+
+
+@pytest.mark.parametrize("tofino", ["1", "2"])
+def test_trimming_is_built_on_both_chips(tofino: str, tmp_path: Path) -> None:
+    """Tofino 2 cuts in ingress (mtu_trunc_len), Tofino 1 mirrors to a truncating session;
+    both keep v1model's trim_config (its shape is checked with the others), only with
+    WITH_CONGESTION."""
     trim = "FabricIngress.trim.trim_config"
-    assert trim in _shape(_tna("2", ["-DWITH_CONGESTION"], tmp_path)[0])
-    assert trim not in _shape(_tna("2", ["-DWITH_ECN"], tmp_path)[0])
-    assert trim not in _shape(_tna("1", [], tmp_path)[0])
+    assert trim in _shape(_tna(tofino, ["-DWITH_CONGESTION"], tmp_path)[0])
+    assert trim in _shape(_tna(tofino, [], tmp_path)[0])
+    assert trim not in _shape(_tna(tofino, ["-DWITH_ECN"], tmp_path)[0])
 
 
 def _packet_metadata(info: p4info_pb2.P4Info) -> dict[str, tuple[tuple[str, int], ...]]:

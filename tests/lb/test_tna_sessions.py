@@ -13,7 +13,7 @@ from controller.entities import Replica
 from controller.fabric import Pipeline
 from controller.lb import FabricConstants, FabricEncoder, Policy
 from controller.lb.from_topology import switch_intent
-from controller.lb.policy import Cnp, GroupMode
+from controller.lb.policy import Cnp, GroupMode, Trim
 from controller.routing import compute_routes
 from controller.topology import load_topology
 
@@ -63,3 +63,39 @@ def test_encoder_writes_each_targets_sessions(pipeline: Pipeline) -> None:
     assert [(s.session_id, s.packet_length_bytes) for s in t1[1:]] == [(512 + p, 74) for p in ports]
     # ECMP without trimming reads no depths: no report session
     assert [s.session_id for s in t2] == [128 | (p & 0x7F) for p in ports]
+
+
+def test_tofino1_trim_sessions_are_numbered_as_trim_p4() -> None:
+    """Tofino 1 mirrors trimmed packets to a session per front-panel port (256 + pipe * 64
+    + low 6 bits): distinct, clear of CNP's, depth reports' and INT's sessions, cut to the
+    1-byte mirror header plus the 74 bytes trim.p4 keeps."""
+    t1 = FabricConstants.load(target="tofino")
+    assert t1["TRIM_SESSION_BASE_TNA"] == 256 and t1["TRIM_KEEP_BYTES_TNA"] == 74
+    front = [pipe << 7 | p for pipe in range(4) for p in range(64)]
+    ids = [t1.trim_session(p) for p in front]
+    assert ids[:2] == [256, 257] and t1.trim_session(130) == 256 + 64 + 2
+    assert len(set(ids)) == 256 and min(ids) == 256 and max(ids) < t1["CNP_SESSION_BASE_TNA"]
+    assert not {t1.int_report_session, t1["DEPTH_REPORT_SESSION"]} & set(ids)
+    assert t1.trim_truncate_bytes == 75
+    for port in (64, 68, 199, 512):  # CPU/recirculation ports, out of range
+        with pytest.raises(ValueError, match="front-panel"):
+            t1.trim_session(port)
+    for target in ("v1model", "tofino2"):
+        with pytest.raises(ValueError, match="Tofino 1 only"):
+            FabricConstants.load(target=target).trim_session(1)
+
+
+def test_encoder_writes_trim_sessions_for_tofino1_only(pipeline: Pipeline) -> None:
+    trim = Policy(trim=Trim(queue_threshold=20, dscp=46, priority=5))
+    t1 = _sessions(pipeline, "tofino", trim)
+    t2 = _sessions(pipeline, "tofino2", trim)
+    v1 = _sessions(pipeline, "v1model", trim)
+    # both TNA chips learn port depths from reports; only Tofino 1 mirrors trimmed copies
+    assert t1[0] == t2[0] == CloneSession(2, (Replica(68),), packet_length_bytes=64)
+    assert v1 == [] and len(t2) == 1
+    ports = [s.replicas[0].port for s in t1[1:]]
+    assert ports and all(p < 64 for p in ports)
+    assert t1[1:] == [
+        CloneSession(256 + p, (Replica(p),), class_of_service=5, packet_length_bytes=75)
+        for p in ports
+    ]

@@ -12,14 +12,21 @@
 const bit<8> BRIDGED_KIND = 0;
 const bit<8> DEPTH_REPORT_KIND = 1;
 const bit<8> CNP_KIND = 2;
+const bit<8> INT_REPORT_KIND = 3;
+const bit<8> TRIM_KIND = 4;
 
 // eg_dprsr_md.mirror_type of the two egress mirrors (adaptive.p4, cnp.p4)
 const MirrorType_t MIRROR_TYPE_DEPTH_REPORT = 1;
 const MirrorType_t MIRROR_TYPE_CNP = 2;
+// ig_dprsr_md.mirror_type of the INT sink's report copy (int_ingress.p4)
+const MirrorType_t MIRROR_TYPE_INT_REPORT = 1;
+// ... and of a packet trimmed on Tofino 1 (trim.p4)
+const MirrorType_t MIRROR_TYPE_TRIM = 2;
 
 header bridged_md_t {
     bit<8>         kind;            // BRIDGED_KIND
-    bit<7>         _pad0;
+    bit<6>         _pad0;
+    bit<1>         has_int;         // an int_bridged_h follows (int_ingress.p4)
     port_num_t     ingress_port;
     bit<6>         _pad1;
     bit<1>         adaptive;        // forwarded by use_adaptive: report its depth
@@ -39,6 +46,39 @@ header cnp_mirror_h {
 }
 
 const bit<16> BRIDGED_BYTES = 10;
+
+// The mirror header of a packet trimmed on Tofino 1 (trim.p4): egress sends
+// the copy on as it is.
+header trim_mirror_h {
+    bit<8> kind;                    // TRIM_KIND
+}
+
+// What INT egress needs from ingress (int_ingress.p4): behind the bridged
+// header of a packet that is an INT source or carries INT, and as the mirror
+// header (kind INT_REPORT_KIND) of the sink's report copy. 14 bytes.
+header int_bridged_h {
+    bit<8>     kind;                // INT_REPORT_KIND on the report copy, else 0
+    bit<6>     _pad0;
+    bit<1>     source;              // int_watchlist hit: egress adds INT
+    bit<1>     sink;                // int_sink_ports hit: egress strips INT
+    port_num_t ingress_port;
+    port_num_t egress_port;         // the data packet's port (also on the copy)
+    bit<6>     _pad1;
+    bit<8>     max_hops;
+    bit<16>    instructions;
+    bit<48>    ingress_tstamp;      // ig_prsr_md.global_tstamp, ns
+}
+
+// Earlier hops' INT metadata, a word at a time (no varbit on Tofino): the
+// parsers take at most INT_TNA_STACK_WORDS words (int_parser.p4), and a
+// transit hop does not push beyond it (int_egress.p4). 16 words: 4 hops of
+// the controller's default instructions (switch id, ports, latency, queue).
+#ifndef INT_TNA_STACK_WORDS
+#define INT_TNA_STACK_WORDS 16
+#endif
+header int_word_h {
+    bit<32> data;
+}
 
 // A queue-depth report (adaptive.p4): the egress mirror header and, after
 // recirculation, what the ingress parser reads on DEPTH_REPORT_PORT.
@@ -88,6 +128,10 @@ struct tna_metadata_t {
     depth_report_h    depth_report;   // parsed: a recirculated report
     depth_report_h    depth_mirror;   // built in egress: the mirror header
     cnp_mirror_h      cnp_mirror;     // parsed on a CNP copy, built on its original
+    int_bridged_h     int_bridged;    // INT state from ingress (bridged or mirrored)
+    int_bridged_h     int_mirror;     // built in ingress: the sink's mirror header
+    int_word_h[INT_TNA_STACK_WORDS] int_words;  // the parsed INT metadata stack
+    trim_mirror_h     trim_mirror;    // Tofino 1: built in ingress, parsed in egress
     MirrorId_t        mirror_session;
     tna_cnp_metadata_t cnp;
     local_metadata_t  fab;

@@ -6,8 +6,10 @@
 // depth report (adaptive.p4). Egress tells what it got by the first byte: the
 // bridged header of a forwarded packet, or the mirror header of a depth report
 // or a CNP copy (cnp.p4); then it re-parses Ethernet, IP, UDP and the BTH. The
-// egress deparser issues the two mirrors. The INT metadata stack is not parsed
-// on TNA (no varbit in the Tofino parser): see docs/tna.md.
+// egress deparser issues the two mirrors. With WITH_INT both parse INT behind
+// UDP_PORT_INT (int_parser.p4: a fixed stack, no varbit on Tofino), egress
+// also the INT state ingress bridged or mirrored (int_bridged_h), and the
+// ingress deparser issues the INT sink's report mirror.
 
 #ifndef __FABRIC_TNA_PARSER__
 #define __FABRIC_TNA_PARSER__
@@ -16,6 +18,10 @@ parser FabricIngressParser(packet_in pkt,
                            out headers_t hdr,
                            out tna_metadata_t meta,
                            out ingress_intrinsic_metadata_t ig_intr_md) {
+#ifdef WITH_INT
+    ParserCounter() int_words_left;
+#endif // WITH_INT
+
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
@@ -26,6 +32,7 @@ parser FabricIngressParser(packet_in pkt,
         meta.bridged.setValid();
         meta.bridged.kind = BRIDGED_KIND;
         meta.bridged._pad0 = 0;
+        meta.bridged.has_int = 0;
         meta.bridged._pad1 = 0;
         meta.bridged.ingress_port = ig_intr_md.ingress_port;
         meta.bridged.adaptive = 0;
@@ -119,9 +126,16 @@ parser FabricIngressParser(packet_in pkt,
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dst_port) {
             UDP_PORT_ROCEV2: parse_bth;
+#ifdef WITH_INT
+            UDP_PORT_INT: parse_int;
+#endif // WITH_INT
             default: accept;
         }
     }
+
+#ifdef WITH_INT
+#include "int_parser.p4"
+#endif // WITH_INT
 
     state parse_bth {
         pkt.extract(hdr.bth);
@@ -133,8 +147,26 @@ control FabricIngressDeparser(packet_out pkt,
                               inout headers_t hdr,
                               in tna_metadata_t meta,
                               in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+#ifdef WITH_INT
+    Mirror(MIRROR_TYPE_INT_REPORT) int_mirror;
+#endif // WITH_INT
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+    Mirror(MIRROR_TYPE_TRIM) trim_mirror;
+#endif
+
     apply {
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_TRIM) {
+            trim_mirror.emit(meta.mirror_session, meta.trim_mirror);
+        }
+#endif
+#ifdef WITH_INT
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_INT_REPORT) {
+            int_mirror.emit((MirrorId_t)INT_REPORT_SESSION, meta.int_mirror);
+        }
+#endif // WITH_INT
         pkt.emit(meta.bridged);
+        pkt.emit(meta.int_bridged);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan_tag);
         pkt.emit(hdr.arp);
@@ -142,6 +174,9 @@ control FabricIngressDeparser(packet_out pkt,
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.tcp);
         pkt.emit(hdr.udp);
+        pkt.emit(hdr.int_shim);
+        pkt.emit(hdr.int_md);
+        pkt.emit(meta.int_words);
         pkt.emit(hdr.bth);
     }
 }
@@ -150,6 +185,10 @@ parser FabricEgressParser(packet_in pkt,
                           out headers_t hdr,
                           out tna_metadata_t meta,
                           out egress_intrinsic_metadata_t eg_intr_md) {
+#ifdef WITH_INT
+    ParserCounter() int_words_left;
+#endif // WITH_INT
+
     state start {
         pkt.extract(eg_intr_md);
         meta.fab = (local_metadata_t){ ... };
@@ -159,6 +198,12 @@ parser FabricEgressParser(packet_in pkt,
         transition select(pkt.lookahead<bit<8>>()) {
             DEPTH_REPORT_KIND: parse_depth_report;
             CNP_KIND: parse_cnp_mirror;
+#ifdef WITH_INT
+            INT_REPORT_KIND: parse_int_bridged;
+#endif // WITH_INT
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+            TRIM_KIND: parse_trim_mirror;
+#endif
             default: parse_bridged;
         }
     }
@@ -175,10 +220,33 @@ parser FabricEgressParser(packet_in pkt,
         transition accept;
     }
 
+#if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
+    // a packet trimmed on Tofino 1: the rest goes out as the session cut it
+    state parse_trim_mirror {
+        pkt.extract(meta.trim_mirror);
+        transition accept;
+    }
+#endif
+
     state parse_bridged {
         pkt.extract(meta.bridged);
+#ifdef WITH_INT
+        transition select(meta.bridged.has_int) {
+            1: parse_int_bridged;
+            default: parse_ethernet;
+        }
+#else
+        transition parse_ethernet;
+#endif // WITH_INT
+    }
+
+#ifdef WITH_INT
+    // behind the bridged header, or the INT sink's report copy (int_ingress.p4)
+    state parse_int_bridged {
+        pkt.extract(meta.int_bridged);
         transition parse_ethernet;
     }
+#endif // WITH_INT
 
     state parse_ethernet {
         pkt.extract(hdr.ethernet);
@@ -210,9 +278,16 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dst_port) {
             UDP_PORT_ROCEV2: parse_bth;
+#ifdef WITH_INT
+            UDP_PORT_INT: parse_int;
+#endif // WITH_INT
             default: accept;
         }
     }
+
+#ifdef WITH_INT
+#include "int_parser.p4"
+#endif // WITH_INT
 
     state parse_bth {
         pkt.extract(hdr.bth);
@@ -225,6 +300,9 @@ control FabricEgressDeparser(packet_out pkt,
                              in tna_metadata_t meta,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
+#ifdef WITH_INT
+    Checksum() report_ipv4_checksum;
+#endif // WITH_INT
     Mirror(MIRROR_TYPE_DEPTH_REPORT) depth_mirror;
 #ifdef WITH_CONGESTION
     Mirror(MIRROR_TYPE_CNP) cnp_mirror;
@@ -246,12 +324,41 @@ control FabricEgressDeparser(packet_out pkt,
                 hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
                 hdr.ipv4.src_addr, hdr.ipv4.dst_addr });
         }
+#ifdef WITH_INT
+        if (hdr.report_ipv4.isValid()) {
+            hdr.report_ipv4.hdr_checksum = report_ipv4_checksum.update({
+                hdr.report_ipv4.version, hdr.report_ipv4.ihl, hdr.report_ipv4.dscp,
+                hdr.report_ipv4.ecn, hdr.report_ipv4.total_len,
+                hdr.report_ipv4.identification, hdr.report_ipv4.flags,
+                hdr.report_ipv4.frag_offset, hdr.report_ipv4.ttl,
+                hdr.report_ipv4.protocol, hdr.report_ipv4.src_addr,
+                hdr.report_ipv4.dst_addr });
+        }
+#endif // WITH_INT
         pkt.emit(meta.depth_report);
         pkt.emit(hdr.packet_in);
+        pkt.emit(hdr.report_ethernet);
+        pkt.emit(hdr.report_ipv4);
+        pkt.emit(hdr.report_udp);
+        pkt.emit(hdr.report_group);
+        pkt.emit(hdr.report_individual);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.udp);
+        pkt.emit(hdr.int_shim);
+        pkt.emit(hdr.int_md);
+        // this hop's metadata goes in front of the earlier hops' stack
+        pkt.emit(hdr.int_switch_id);
+        pkt.emit(hdr.int_port_ids);
+        pkt.emit(hdr.int_hop_latency);
+        pkt.emit(hdr.int_q_occupancy);
+        pkt.emit(hdr.int_ingress_tstamp);
+        pkt.emit(hdr.int_egress_tstamp);
+        pkt.emit(hdr.int_l2_port_ids);
+        pkt.emit(hdr.int_egress_tx_util);
+        pkt.emit(hdr.int_buffer);
+        pkt.emit(meta.int_words);
         pkt.emit(hdr.bth);
         pkt.emit(hdr.cnp_payload);
     }

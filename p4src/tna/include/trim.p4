@@ -1,5 +1,12 @@
-// trim.p4 -- Trim on Tofino 2: v1model's trim_config, decided in ingress on the
-// egress port's depth, cutting the packet with ig_dprsr_md.mtu_trunc_len.
+// trim.p4 -- Trim: v1model's trim_config, decided in ingress on the egress
+// port's depth. Tofino 2 cuts the packet with ig_dprsr_md.mtu_trunc_len.
+// Tofino 1 cannot cut in ingress: it drops the packet and I2E-mirrors it (with
+// its headers rewritten as below) to the port's trim session,
+// TRIM_SESSION_BASE_TNA + pipe * 64 + the port's low 6 bits (front-panel ports
+// are 0-63 of each pipe), which the controller sets up to cut the copy after
+// TRIM_KEEP_BYTES_TNA bytes and to send it to the high-priority queue (the
+// entry's `priority` does not reach the copy: the session's queue does). Kept
+// headers longer than that (TCP options) leave the packet untrimmed.
 //
 // The depth comes from the same mirrored reports as adaptive.p4's: with
 // WITH_CONGESTION every data packet may report (sampled per port), and the
@@ -17,9 +24,17 @@
 #ifndef __FABRIC_TNA_TRIM__
 #define __FABRIC_TNA_TRIM__
 
+// Tofino 1's trim sessions (MirrorId_t: 10 bits): 256-511, below CNP's 512-1023
+const bit<16> TRIM_SESSION_BASE_TNA = 256;
+// what a Tofino 1 trim session keeps after the mirror header: Ethernet, IPv6,
+// UDP and BTH (an IPv4 copy carries padding beyond its IP length, as a CNP)
+const bit<16> TRIM_KEEP_BYTES_TNA = 74;
+
 control Trim(inout headers_t hdr,
              inout local_metadata_t meta,
              in tna_lb_metadata_t tlb,
+             inout trim_mirror_h trim_mirror,    // Tofino 1's mirror header and session
+             inout MirrorId_t mirror_session,
              inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
              inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
 
@@ -102,6 +117,11 @@ control Trim(inout headers_t hdr,
             ig_tm_md.qid = (QueueId_t)trim_priority;  // small: ahead, uncut
             return;
         }
+#if __TARGET_TOFINO__ != 2
+        if (ETH_HDR_BYTES + l3_len + l4_len > TRIM_KEEP_BYTES_TNA) {
+            return;  // the session would cut into the kept headers
+        }
+#endif
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.total_len = l3_len + l4_len;
             hdr.ipv4.dscp = trim_dscp;
@@ -115,10 +135,20 @@ control Trim(inout headers_t hdr,
                 hdr.udp.checksum = 0;
             }
         }
+#if __TARGET_TOFINO__ == 2
         // the ingress deparser puts the bridged header in front: it counts
         ig_dprsr_md.mtu_trunc_len =
             (bit<14>)(BRIDGED_BYTES + ETH_HDR_BYTES + l3_len + l4_len);
         ig_tm_md.qid = (QueueId_t)trim_priority;
+#else
+        port_num_t port = ig_tm_md.ucast_egress_port;
+        mirror_session = (MirrorId_t)(TRIM_SESSION_BASE_TNA
+            | ((bit<16>)port[8:7] << 6) | (bit<16>)port[5:0]);
+        trim_mirror.setValid();
+        trim_mirror.kind = TRIM_KIND;
+        ig_dprsr_md.mirror_type = MIRROR_TYPE_TRIM;
+        ig_dprsr_md.drop_ctl = 1;  // the original: only the cut copy goes
+#endif
         meta.congestion.trimmed = 1;
     }
 }
