@@ -26,7 +26,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from ..targets import (
 )
 from ..telemetry import FabricMetrics, IntCollector, PortInfo, poll_counters
 from .control import STATE_FILE, ControlServer, HostState, RunState, SwitchState
-from .core import DesiredCache, isolate, write_all
+from .core import TABLE_ORDER, DesiredCache, isolate, write_all
 from .hosts import ExpectedHost, HostTracker
 from .live_faults import LiveFaults
 from .sessions import FabricSessions
@@ -61,6 +61,19 @@ ELECTION_ID = 10
 
 
 DesiredState = Callable[["FabricRun"], Mapping[str, list[Entity]]]
+
+
+def lap_timer(timings: dict[str, float]) -> Callable[[str], None]:
+    """`lap(name)`: `timings[name]` = the seconds since the previous lap (or since now)."""
+    mark = time.perf_counter()
+
+    def lap(what: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        timings[what] = now - mark
+        mark = now
+
+    return lap
 
 
 class FabricRun:
@@ -144,14 +157,7 @@ class FabricRun:
     def start(self, control: bool = True) -> None:
         """Compile, wire, start every switch, program them all, watch, collect, serve."""
         t0 = time.perf_counter()
-        mark = t0
-
-        def lap(what: str) -> None:
-            nonlocal mark
-            now = time.perf_counter()
-            self.timings[what] = now - mark
-            mark = now
-
+        lap = lap_timer(self.timings)
         if self.target not in self.cabled_targets:
             raise ValueError(
                 f"target {self.target}: this runner cables {', '.join(self.cabled_targets)} "
@@ -195,31 +201,48 @@ class FabricRun:
             lap("compile")
             self.start_processes()
             lap("processes")
-            self.sessions = FabricSessions(
+            sessions = self.program_switches(
                 [
                     SwitchTarget(w.name, w.grpc_addr, w.device_id)
                     for w in self.wiring.switches.values()
                 ],
                 pipeline,
-                election_id=ELECTION_ID,
-                table_order=("next_hop_member", "next_hop_group"),
+                lap,
             )
-            self.sessions.connect_all()
-            lap("connect")
-            self.sessions.set_desired(self.desired_state(self))
-            lap("routes")
-            self.first_sync = self.sessions.sync_all()
-            self.desired_cache.release()
-            lap("program")
-            self.sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
+            sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
             self._start_telemetry()
-            if control:
-                self.control = ControlServer(self).start()
-                self._save_state()
+            self.serve_control(control)
             self.started_s = time.perf_counter() - t0
         except BaseException:
             self.stop()
             raise
+
+    def program_switches(
+        self,
+        targets: Sequence[SwitchTarget],
+        pipeline: Pipeline,
+        lap: Callable[[str], None],
+        connect_timeout: float = 10.0,
+    ) -> FabricSessions:
+        """Sessions to `targets`, connected; the desired state computed and written to every
+        switch (the first sync); `lap` after each step ('connect', 'routes', 'program')."""
+        sessions = self.sessions = FabricSessions(
+            targets, pipeline, election_id=ELECTION_ID, table_order=TABLE_ORDER
+        )
+        sessions.connect_all(connect_timeout)
+        lap("connect")
+        sessions.set_desired(self.desired_state(self))
+        lap("routes")
+        self.first_sync = sessions.sync_all()
+        self.desired_cache.release()
+        lap("program")
+        return sessions
+
+    def serve_control(self, control: bool) -> None:
+        """With `control`, the control endpoint serves and the run's state is saved."""
+        if control:
+            self.control = ControlServer(self).start()
+            self._save_state()
 
     def spec(self, name: str) -> SwitchSpec:
         """How switch `name` is started: no program on the command line (the pipeline

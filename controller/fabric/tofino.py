@@ -37,8 +37,7 @@ from ..p4rt import P4RuntimeSession, config_cookie
 from ..targets import CompiledProgram, ProcessLedger
 from .core import DesiredCache, ReportRoute, desired_state
 from .reconcile import wildcards
-from .runner import ELECTION_ID, FabricRun
-from .sessions import FabricSessions
+from .runner import ELECTION_ID, FabricRun, lap_timer
 from .switch import Pipeline, SwitchTarget
 from .tofino_files import (
     RECORD_NAME,
@@ -152,30 +151,18 @@ class TofinoRun(FabricRun):
                 NOWHERE,
             )
             pipeline = Pipeline(self.bf_program.p4info, device_config)
-            self.sessions = FabricSessions(
+            sessions = self.program_switches(
                 [
                     SwitchTarget(a.name, a.address, a.device_id)
                     for a in self.switch_addresses.values()
                 ],
                 pipeline,
-                election_id=ELECTION_ID,
-                table_order=("next_hop_member", "next_hop_group"),
+                lap_timer(self.timings),
+                self.connect_timeout,
             )
-            mark = time.perf_counter()
-            self.sessions.connect_all(self.connect_timeout)
-            self.timings["connect"] = time.perf_counter() - mark
-            self.sessions.set_desired(self.desired_state(self))
-            mark = time.perf_counter()
-            self.first_sync = self.sessions.sync_all()
-            self.desired_cache.release()
-            self.timings["program"] = time.perf_counter() - mark
             self.record().save(self.record_file)
-            self.sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
-            if control:
-                from .control import ControlServer
-
-                self.control = ControlServer(self).start()
-                self._save_state()
+            sessions.start_watch(self.watch_interval, on_packet_in=self.hosts.packet_in)
+            self.serve_control(control)
             self.started_s = time.perf_counter() - t0
         except BaseException:
             self.stop()
