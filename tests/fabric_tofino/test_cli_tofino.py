@@ -27,18 +27,9 @@ def sf(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[st
     return r
 
 
-def _wait(up: subprocess.Popen, log: Path, timeout: float = 60) -> None:  # type: ignore[type-arg]
-    deadline = time.monotonic() + timeout
-    while READY not in log.read_text():
-        assert up.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, log.read_text()
-        time.sleep(0.1)
-
-
-def test_up_status_down(
-    tmp_path: Path, bf_out: Path, switches_file: Path, fakes: dict[str, FakeP4Runtime]
-) -> None:
-    work = tmp_path / "cwd"
+def _start_up(work: Path, bf_out: Path, switches_file: Path) -> tuple[subprocess.Popen, Path]:  # type: ignore[type-arg]
+    """`sprayfabric fabric up --target tofino` in `work` (a new directory), its output in
+    `work/up.log`, once it says it is ready."""
     work.mkdir()
     log = work / "up.log"
     args = ["fabric", "up", str(TOPOLOGY), "--target", "tofino", "--bf-out", str(bf_out)]
@@ -50,8 +41,25 @@ def test_up_status_down(
             stderr=subprocess.STDOUT,
             env=ENV,
         )
+    deadline = time.monotonic() + 60
     try:
-        _wait(up, log)
+        while READY not in log.read_text():
+            assert up.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+    except BaseException:
+        up.terminate()
+        up.wait(30)
+        raise
+    return up, log
+
+
+def test_up_status_down(
+    tmp_path: Path, bf_out: Path, switches_file: Path, fakes: dict[str, FakeP4Runtime]
+) -> None:
+    work = tmp_path / "cwd"
+    up, log = _start_up(work, bf_out, switches_file)
+    try:
         text = log.read_text()
         assert "4 tofino switches" in text and "pid - (not ours)" in text
         st = sf(work, "fabric", "status").stdout
@@ -77,22 +85,9 @@ def test_status_after_up_ended_reads_the_switches(
     tmp_path: Path, bf_out: Path, switches_file: Path, fakes: dict[str, FakeP4Runtime]
 ) -> None:
     work = tmp_path / "cwd"
-    work.mkdir()
-    log = work / "up.log"
-    args = ["fabric", "up", str(TOPOLOGY), "--target", "tofino", "--bf-out", str(bf_out)]
-    with log.open("w") as out:
-        up = subprocess.Popen(
-            [*EXE, *args, "--switches", str(switches_file)],
-            cwd=work,
-            stdout=out,
-            stderr=out,
-            env=ENV,
-        )
-    try:
-        _wait(up, log)
-    finally:
-        up.terminate()
-        assert up.wait(30) == 0
+    up, _log = _start_up(work, bf_out, switches_file)
+    up.terminate()
+    assert up.wait(30) == 0
     st = sf(work, "fabric", "status").stdout
     assert "no controller running: read back" in st
     rows = {line.split()[0]: line.split() for line in st.splitlines()[2:]}
