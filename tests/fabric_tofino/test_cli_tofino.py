@@ -4,7 +4,6 @@ back from the switches, `lb set` while it runs, `down` (stops `up`, forgets the 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -15,13 +14,11 @@ from .conftest import TOPOLOGY
 from .fake_p4runtime import FakeP4Runtime
 
 READY = "Ctrl-C stops the controller only"
-# this tree's packages, whichever tree the environment's editable install points at
-ENV = dict(os.environ)  # PYTHONPATH: tests/conftest.py
 
 
 def sf(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
     """`sprayfabric ARGS` in `cwd`; with `ok`, it must exit 0."""
-    r = subprocess.run([*EXE, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=ENV)
+    r = subprocess.run([*EXE, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
     if ok:
         assert r.returncode == 0, (args, r.stdout, r.stderr)
     return r
@@ -39,7 +36,6 @@ def _start_up(work: Path, bf_out: Path, switches_file: Path) -> tuple[subprocess
             cwd=work,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env=ENV,
         )
     deadline = time.monotonic() + 60
     try:
