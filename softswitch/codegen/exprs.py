@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
+from .casts import cast_refusal
 from .symbols import (
     ActionSym,
     Const,
@@ -576,6 +577,9 @@ class Exprs:
         target = self.gen.types.resolve_type(e.to)
         tt = T.strip_newtype(target)
         v = self.expr(e.operand, target)
+        refusal = cast_refusal(v.type, target, v.const)
+        if refusal is not None:
+            raise P4TypeError.at(e.pos, refusal)
         st = T.strip_newtype(v.type)
         if isinstance(v.type, T.ListType | T.TupleType) or (
             isinstance(tt, T.StructLikeType) and isinstance(st, T.StructLikeType)

@@ -40,7 +40,7 @@ def run_expr(stmt: str, a: int, b: int, s: int = 0, w: int = 0) -> bytes:
         ("bit<8> n = hdr.h.b; hdr.h.r = 8w1 << n;", 0, 200, 0),
         ("hdr.h.r = hdr.h.a >> hdr.h.b;", 0x80, 7, 1),
         ("hdr.h.r = hdr.h.a[3:0] ++ hdr.h.b[7:4];", 0xAB, 0xCD, 0xBC),
-        ("hdr.h.r = (bit<8>)(hdr.h.a + 8w1 == 8w0);", 255, 0, 1),
+        ("hdr.h.r = (bit<8>)(bit<1>)(hdr.h.a + 8w1 == 8w0);", 255, 0, 1),
         ("hdr.h.r = hdr.h.a / 4;", 17, 0, 4),
         ("hdr.h.r = hdr.h.a % 4;", 17, 0, 1),
         ("hdr.h.r = (hdr.h.a > hdr.h.b) ? hdr.h.a : hdr.h.b;", 3, 9, 9),

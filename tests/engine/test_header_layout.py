@@ -49,7 +49,7 @@ def test_extract_and_emit_through_the_layout_keep_every_bit() -> None:
         decls=HDR,
         headers="h_t h; x_t x; x_t y;",
         parser="state start { pkt.extract(hdr.h); pkt.extract(hdr.x); transition accept; }",
-        ingress=f"apply {{ hdr.y.setValid(); {copy} hdr.h.op = (bit<8>)(hdr.x.b < 0); }}",
+        ingress=f"apply {{ hdr.y.setValid(); {copy} hdr.h.op = (bit<8>)(bit<1>)(hdr.x.b < 0); }}",
     )
     sw = switch(src)
     rng = random.Random(5)
