@@ -31,6 +31,14 @@ def cast_refusal(src: T.P4Type, tgt: T.P4Type, const: Any) -> str | None:
         if isinstance(tgt, T.BoolType) and const not in (None, 0, 1):
             return "only 0 and 1 can be cast to bool"
         return None
+    if (
+        isinstance(src, T.EnumType)
+        and isinstance(tgt, T.EnumType)
+        and src.underlying is not None
+        and tgt.underlying is not None
+        and T.same_type(src.underlying, tgt.underlying)
+    ):
+        return None  # one serializable enum to another over the same type
     for named, other in ((tgt, src), (src, tgt)):
         base = _own_type(named)
         if base is not None:

@@ -16,6 +16,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .casts import cast_refusal
+from .operands import as_number, conditional_refusal, operator_refusal, shift_amount_refusal
 from .symbols import (
     ActionSym,
     Const,
@@ -45,15 +46,21 @@ class Exprs:
     """The expressions part of the generator: P4 expressions -> Python expressions with
     P4's bit semantics, constants folded, implicit conversions."""
 
-    __slots__ = ("gen", "st")
+    __slots__ = ("folding", "gen", "st")
 
     def __init__(self, st: GenState, gen: Parts) -> None:
         self.st = st
         self.gen = gen  # the other parts
+        # inside `const_int`: a width, size or index p4c folds before checking types
+        self.folding = False
 
     # ------------------------------------------------------------ helpers
     def const_int(self, e: A.Expr) -> int:
-        v = self.expr(e)
+        outer, self.folding = self.folding, True
+        try:
+            v = self.expr(e)
+        finally:
+            self.folding = outer
         if not v.is_const or isinstance(v.const, bool) or not isinstance(v.const, int):
             raise P4TypeError.at(e.pos, "a compile-time integer constant is required")
         return v.const
@@ -64,8 +71,10 @@ class Exprs:
         tgt = T.strip_newtype(target)
         if T.same_type(src, target) or isinstance(target, T.TypeVar | T.DontCareType):
             return v
-        if isinstance(src, T.NewType) and T.same_type(T.strip_newtype(src), tgt):
-            return V(v.code, target, v.const)
+        if isinstance(src, T.NewType) or (
+            isinstance(target, T.NewType) and not isinstance(src, T.IntLiteralType)
+        ):
+            raise P4TypeError.at(pos, f"cannot convert {src} to {target} without a cast")
         if (
             isinstance(src, SymType)
             and isinstance(src.sym, InstanceSym)
@@ -214,6 +223,9 @@ class Exprs:
             b, pre_b = self.st.capture_maybe_dead(
                 lambda: self.expr(e.other, expected), c.is_const and bool(c.const)
             )
+            refusal = conditional_refusal(a.type, b.type, self.folding)
+            if refusal is not None:
+                raise P4TypeError.at(e.pos, refusal)
             if c.is_const and (pre_a.lines or pre_b.lines):
                 a, b = self.unify(a, b, e.pos, "?:")
                 self.st.out.lines.extend((pre_a if c.const else pre_b).lines)
@@ -230,9 +242,6 @@ class Exprs:
                     self.st.out.lines.extend(_reindent(pre_b.lines))
                     self.st.out.line(f"{tmp} = {b.code}")
                 return V(tmp, a.type)
-            if isinstance(a.type, T.IntLiteralType) and isinstance(b.type, T.IntLiteralType):
-                if expected is not None and not isinstance(expected, T.IntLiteralType):
-                    a, b = self.convert(a, expected, e.pos), self.convert(b, expected, e.pos)
             a, b = self.unify(a, b, e.pos, "?:")
             if c.is_const and a.is_const and b.is_const:
                 return V(a.code if c.const else b.code, a.type, a.const if c.const else b.const)
@@ -346,6 +355,9 @@ class Exprs:
 
     def slice_expr(self, e: A.Slice) -> V:
         base = self.expr(e.base)
+        refusal = operator_refusal("[:]", base.type)
+        if refusal is not None:
+            raise P4TypeError.at(e.pos, refusal)
         bt = T.strip_newtype(base.type)
         hi, lo = self.const_int(e.hi), self.const_int(e.lo)
         if hi < 0 or lo < 0:
@@ -370,6 +382,11 @@ class Exprs:
     def unary_expr(self, e: A.Unary, expected: T.P4Type | None) -> V:
         # `~` takes no width from its context: p4c refuses `~1` wherever it stands
         v = self.expr(e.operand, None if e.op == "~" else expected)
+        if e.op != "!":
+            refusal = operator_refusal(e.op, v.type)
+            if refusal is not None:
+                raise P4TypeError.at(e.pos, refusal)
+            v = _as_number(v)
         t = T.strip_newtype(v.type)
         if e.op == "!":
             v = self.convert(v, T.BOOL, e.pos)
@@ -421,6 +438,11 @@ class Exprs:
         hint = expected if op not in _CMP and op not in ("<<", ">>", "++") else None
         rhint = hint if op not in ("<<", ">>") else None
         a, b = self.in_order([lambda: self.expr(e.left, hint), lambda: self.expr(e.right, rhint)])
+        refusal = operator_refusal(op, a.type, b.type)
+        if refusal is not None:
+            raise P4TypeError.at(e.pos, refusal)
+        if op not in ("==", "!=") or not T.same_type(a.type, b.type):
+            a, b = _as_number(a), _as_number(b)
         if op in ("<<", ">>"):
             return self.shift_expr(e, a, b)
         if op == "++":
@@ -521,9 +543,9 @@ class Exprs:
 
     def shift_expr(self, e: A.Binary, a: V, b: V) -> V:
         ta = T.strip_newtype(a.type)
-        tb = T.strip_newtype(b.type)
-        if isinstance(tb, T.BitType) and tb.signed:
-            raise P4TypeError.at(e.pos, "shift amount must be unsigned")
+        refusal = shift_amount_refusal(b.type, b.const, isinstance(ta, T.IntLiteralType))
+        if refusal is not None:
+            raise P4TypeError.at(e.pos, refusal)
         if isinstance(ta, T.IntLiteralType):
             if not (a.is_const and b.is_const):
                 raise P4TypeError.at(e.pos, "shift of an int needs a width (cast it first)")
@@ -628,6 +650,12 @@ class Exprs:
         if T.same_type(st, tt):
             return V(v.code, target, v.const)
         raise P4TypeError.at(e.pos, f"cannot cast {v.type} to {target}")
+
+
+def _as_number(v: V) -> V:
+    """`v` as an operand: a serializable enum's value as its underlying type."""
+    t = as_number(v.type)
+    return v if t is v.type else V(v.code, t, v.const)
 
 
 def _reindent(lines: list[str]) -> list[str]:

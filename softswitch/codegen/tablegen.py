@@ -11,6 +11,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import ast_nodes, plain_path
+from .operands import as_number
 from .printer import expr_text
 from .structured import annots_ir
 from .symbols import ActionSym, InstanceSym, TableSym, ValueSetSym
@@ -67,21 +68,23 @@ class Tables:
 
     # ------------------------------------------------------------ select keysets
     def simple_keyset_cond(self, item: A.Expr, key: V, pos: Any) -> str:
-        kt = T.strip_newtype(key.type)
+        # a serializable enum key is masked and ranged as its underlying number
+        kt = as_number(T.strip_newtype(key.type))
         kcode = as_bits(key.code, kt) if isinstance(kt, T.BitType) else key.code
+        nt = kt if kt is not T.strip_newtype(key.type) else key.type
         if isinstance(item, A.DefaultKeyset | A.DontCare):
             return "True"
         if isinstance(item, A.MaskKeyset):
-            v = self.gen.exprs.convert(self.gen.exprs.expr(item.value, key.type), key.type, pos)
-            m = self.gen.exprs.convert(self.gen.exprs.expr(item.mask, key.type), key.type, pos)
+            v = self.gen.exprs.convert(self.gen.exprs.expr(item.value, nt), nt, pos)
+            m = self.gen.exprs.convert(self.gen.exprs.expr(item.mask, nt), nt, pos)
             if not (v.is_const and m.is_const):
                 raise P4TypeError.at(pos, "keyset masks must be constants")
             w = T.width_of(kt)
             mm = m.const & mask(w)
             return f"({kcode} & {mm}) == {v.const & mm & mask(w)}"
         if isinstance(item, A.RangeKeyset):
-            lo = self.gen.exprs.convert(self.gen.exprs.expr(item.lo, key.type), key.type, pos)
-            hi = self.gen.exprs.convert(self.gen.exprs.expr(item.hi, key.type), key.type, pos)
+            lo = self.gen.exprs.convert(self.gen.exprs.expr(item.lo, nt), nt, pos)
+            hi = self.gen.exprs.convert(self.gen.exprs.expr(item.hi, nt), nt, pos)
             if not (lo.is_const and hi.is_const):
                 raise P4TypeError.at(pos, "keyset ranges must be constants")
             return f"{lo.code} <= {key.code} <= {hi.code}"
