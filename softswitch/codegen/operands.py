@@ -7,7 +7,7 @@
 - A `type` is not: its values compare with `==` and `!=` to values of the same type only;
   no other operator, no slice, and no implicit conversion to or from its underlying type
   (a cast is needed). It may be a shift amount.
-- A shift amount is unsigned, or a constant that is not negative; p4c-bm2-ss refuses a
+- A shift amount is a number: unsigned, or a constant that is not negative; p4c-bm2-ss refuses a
   constant amount above 256.
 - The two values of `?:` have one type: an integer literal takes the other's width when
   that is `bit<W>` or `int<W>`, two literals have none (p4c refuses them, but where it folds the expression
@@ -67,15 +67,17 @@ def shift_amount_refusal(amount: T.P4Type, const: Any, literal_base: bool = Fals
     """Why p4c-bm2-ss refuses a shift by a value of type `amount` (`const` its value when
     known at compile time), else None. `literal_base`: the shifted value is an integer
     literal, folded at compile time, so any non-negative amount does."""
-    if const is not None and not isinstance(const, bool):
+    if isinstance(const, int) and not isinstance(const, bool):
         if const < 0:
             return "shifts by negative amounts are not permitted"
         if const > MAX_CONST_SHIFT and not literal_base:
             return f"shift amount limited to {MAX_CONST_SHIFT} on this target"
         return None
-    t = T.strip_newtype(amount)
+    t = as_number(T.strip_newtype(amount))
     if isinstance(t, T.BitType) and t.signed:
         return "shift amount must be unsigned"
+    if not isinstance(t, T.BitType | T.IntLiteralType):
+        return f"cannot shift by a value of type {amount}"
     return None
 
 
