@@ -364,11 +364,12 @@ class Blocks:
             self._emit_resets(resets)
             if self.st.trace_enabled:
                 self.st.out.line(f"_trace('control', {self.st.instance().qualified!r})")
-            saved_scope = self.st.scope
-            self.st.scope = saved_scope.child()
+            saved_scope, saved_path = self.st.scope, self.st.path_tables
+            self.st.scope, self.st.path_tables = saved_scope.child(), set()
             for s in d.body.stmts:
                 self.gen.stmts.stmt(s)
-            self.st.scope = saved_scope
+            self.st.block_tables[self.st.instance().qualified] = frozenset(self.st.path_tables)
+            self.st.scope, self.st.path_tables = saved_scope, saved_path
             if self.st.func_ctx.copy_back:
                 self.gen.stmts.return_stmt(A.Return(d.pos, None))
         finally:

@@ -81,6 +81,7 @@ class Calls:
     ) -> None:
         """Arguments of extern calls must have the declared types (p4c allows no implicit
         width change: a `bit<8>` register index is an error, the index is `bit<32>`)."""
+        literal_only: dict[str, A.Expr] = {}  # type variables given only int literals
         for p, a in zip(params, bound, strict=True):
             if a is None or isinstance(a, A.ListExpr | A.StructExpr):
                 continue
@@ -92,6 +93,8 @@ class Calls:
                     v = self.gen.exprs.expr(a)
                     if not isinstance(v.type, T.IntLiteralType):
                         bindings[pt.name] = v.type
+                    else:
+                        literal_only.setdefault(pt.name, a)
                     continue
             if isinstance(pt, T.TypeVar | T.DontCareType | T.StringType):
                 continue
@@ -99,6 +102,10 @@ class Calls:
             if isinstance(v.type, T.ListType):
                 continue
             self.gen.exprs.convert(v, pt, a.pos)
+        for name, a in literal_only.items():
+            if name not in bindings:
+                # p4c: an extern's type parameter needs a width (`16w0`, not `0`)
+                raise P4TypeError.at(a.pos, f"{expr_text(a)}: could not infer a width")
 
     # ------------------------------------------------------------ entry points
     def call_stmt(self, c: A.Call) -> None:
@@ -297,6 +304,7 @@ class Calls:
                 if self.st.in_action:
                     raise P4TypeError.at(c.pos, "a table cannot be applied inside an action")
                 if not self.st.dead:
+                    self.on_path(frozenset((sym.qualified,)), c.pos)
                     self.st.applied_tables.add(sym.qualified)
                 if sym.lookup is not None:
                     # the apply function's body, written out where the table is applied
@@ -367,9 +375,24 @@ class Calls:
         return []
 
     # ------------------------------------------------------------ sub-parsers and sub-controls
+    def on_path(self, tables: frozenset[str], pos: Any) -> None:
+        """Tables applied here: each at most once on a path through the block, as
+        p4c-bm2-ss requires (its pipeline graph holds each table once)."""
+        twice = sorted(tables & self.st.path_tables)
+        if twice:
+            raise P4Unsupported.at(
+                pos,
+                f"table {twice[0]} is applied twice on one path through the control: this"
+                " target's pipeline graph holds each table once (apply it in separate"
+                " branches, or use a second table)",
+            )
+        self.st.path_tables |= tables
+
     def apply_instance(self, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
+        if sym.inline is None and not self.st.dead:
+            self.on_path(self.st.block_tables.get(sym.qualified, frozenset()), c.pos)
         if sym.inline is not None:
             self.gen.blocks.apply_inline(sym)
             return V("", T.VOID)

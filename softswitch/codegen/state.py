@@ -110,6 +110,12 @@ class GenState:
     # ------------------------------------------------------------ control-plane view
     info: pinfo.ProgramInfo = field(default_factory=pinfo.ProgramInfo)
     applied_tables: set[str] = field(default_factory=set)
+    # the tables applied on some path from the start of the block to the code being
+    # generated: BMv2's pipeline is a graph in which a table has one place, so p4c-bm2-ss
+    # refuses a path that applies a table twice (branches of an `if` or a `switch` join)
+    path_tables: set[str] = field(default_factory=set)
+    # a control instance generated as a function: the tables its body applies
+    block_tables: dict[str, frozenset[str]] = field(default_factory=dict)
     table_refs: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # py, refs span
     # ------------------------------------------------------------ counters
     names: set[str] = field(default_factory=set)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
 from ..frontend import types as T
@@ -60,16 +60,20 @@ class Stmts:
                 if len(self.st.out.lines) == before:
                     self.st.out.line("pass")
                 return
+            path_before = set(self.st.path_tables)
             self.st.out.line(f"if {c.code}:")
             with self.st.out.indent():
                 self.block_scoped(s.then)
             if s.other is not None:
+                after_then, self.st.path_tables = self.st.path_tables, set(path_before)
                 self.st.out.line("else:")
                 with self.st.out.indent():
                     self.block_scoped(s.other)
+                self.st.path_tables |= after_then
         elif isinstance(s, A.Block):
             self.block_scoped(s)
         elif isinstance(s, A.VarDecl):
+            self.check_new_name(s.name, s.pos)
             t = self.gen.types.resolve_type(s.type_ref)
             py = self.st.local_name(s.name)
             if s.init is not None:
@@ -80,6 +84,7 @@ class Stmts:
             self.st.scope.define(s.name, Var(py, t))
             self.st.out.line(f"{py} = {code}")
         elif isinstance(s, A.ConstDecl):
+            self.check_new_name(s.name, s.pos)
             t = self.gen.types.resolve_type(s.type_ref)
             v = self.gen.exprs.convert(self.gen.exprs.expr(s.value, t), t, s.value.pos)
             if v.is_const:
@@ -195,12 +200,19 @@ class Stmts:
         else:
             self.st.out.line(f"return ({', '.join(parts)},)")
 
+    def check_new_name(self, name: str, pos: Any) -> None:
+        """A local declared twice in one block is an error (an inner block may shadow)."""
+        if name in self.st.scope.names:
+            raise P4TypeError.at(pos, f"duplicate declaration of {name} in this block")
+
     def switch_stmt(self, s: A.Switch) -> None:
         if self.st.in_action:
             raise P4Unsupported.at(
                 s.pos, "switch statements inside actions are not supported on this target"
             )
         subj = self.gen.exprs.expr(s.subject)
+        before = set(self.st.path_tables)
+        joined = set(before)  # a packet may match no case
         tmp = self.st.temp()
         self.st.out.line(f"{tmp} = {subj.code}")
         action_run = subj.type if isinstance(subj.type, T.ActionEnumType) else None
@@ -209,7 +221,12 @@ class Stmts:
         defaults = [case for case in s.cases if case.label is None]
         if len(defaults) > 1:
             raise P4TypeError.at(defaults[1].pos, "a switch statement has one default label")
+        labels: set[str] = set()
         for case in s.cases:
+            if action_run is not None and isinstance(case.label, A.NameRef):
+                if case.label.name in labels:
+                    raise P4TypeError.at(case.pos, f"switch label {case.label.name} appears twice")
+                labels.add(case.label.name)
             if case.label is None:
                 cond = "True"
             elif action_run is not None:
@@ -231,9 +248,12 @@ class Stmts:
             cond_all = " or ".join(pending) if "True" not in pending else "True"
             self.st.out.line(f"{kw} {cond_all}:")
             first = False
+            self.st.path_tables = set(before)  # each case starts where the switch does
             with self.st.out.indent():
                 self.block_scoped(case.body)
+            joined |= self.st.path_tables
             pending = []
+        self.st.path_tables = joined
 
     # ------------------------------------------------------------ assignment
     def assign(self, target: A.Expr, v: V, src: A.Expr | None = None) -> None:  # noqa: C901

@@ -170,6 +170,9 @@ class Tables:
         for i, a in enumerate(table.decl.actions):
             if a.name.lstrip(".") == name:
                 return i
+        if name == "NoAction" and table.decl.prop("default_action") is None:
+            # a table without a default action gets NoAction, after its own (gen_table)
+            return len(table.decl.actions)
         raise P4TypeError.at(pos, f"{name} is not an action of table {table.decl.name}")
 
     # ------------------------------------------------------------ tables

@@ -186,7 +186,12 @@ class V1Model:
         name = decl.name
         params = decl.proto.params
         if name == "mark_to_drop" and not params:
-            return V("ctx.mark_to_drop(ctx.std)", T.VOID)
+            # v1model's deprecated form: p4c-bm2-ss refuses it
+            raise P4Unsupported.at(
+                c.pos,
+                "mark_to_drop() needs the standard metadata on this target:"
+                " mark_to_drop(standard_metadata)",
+            )
         bound = cx.bind_args(params, c.args, c.pos)
         bindings = {
             tp: cx.resolve_type(ta)

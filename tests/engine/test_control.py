@@ -22,24 +22,35 @@ TABLE_PROGRAM = program(
         actions = { set_r; miss; }
         default_action = miss();
     }
+    // a second table for the second look-up: BMv2 applies a table once per path
+    table t2 {
+        key = { hdr.h.k: exact @name("k"); }
+        actions = { set_r; miss; }
+        default_action = miss();
+    }
     apply {
         switch (t.apply().action_run) {
             set_r: { hdr.h.s = 1; }
             miss: { hdr.h.s = 2; }
         }
-        if (t.apply().hit) { hdr.h.s = hdr.h.s + 10; }
+        if (t2.apply().hit) { hdr.h.s = hdr.h.s + 10; }
     }
     """,
 )
 
 
+def _both(sw: Switch, op: str, *args: object, **kw: object) -> None:
+    """The same control-plane call on t and t2."""
+    for name in ("I.t", "I.t2"):
+        getattr(sw.tables[name], op)(*args, **kw)
+
+
 def test_table_hit_miss_and_action_run() -> None:
     sw = switch(TABLE_PROGRAM)
-    t = sw.tables["I.t"]
-    t.add([Exact(5)], "I.set_r", (42,))
+    _both(sw, "add", [Exact(5)], "I.set_r", (42,))
     assert sw.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 42, 11]))]
     assert sw.process(0, bytes([6, 0, 0])) == [(0, bytes([6, 0xEE, 2]))]
-    t.set_default("I.set_r", (7,))
+    _both(sw, "set_default", "I.set_r", (7,))
     assert sw.process(0, bytes([6, 0, 0])) == [(0, bytes([6, 7, 1]))]
 
 
@@ -426,6 +437,6 @@ def test_switches_of_one_program_share_its_classes_not_its_state() -> None:
     prog = compile_text(TABLE_PROGRAM, "test.p4")
     a, b = Switch(prog), Switch(prog)
     assert a.pipe["H"] is b.pipe["H"] and a.pipe["ingress"] is not b.pipe["ingress"]
-    a.tables["I.t"].add([Exact(5)], "I.set_r", (42,))
+    _both(a, "add", [Exact(5)], "I.set_r", (42,))
     assert a.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 42, 11]))]
     assert b.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 0xEE, 2]))]
