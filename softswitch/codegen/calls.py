@@ -337,11 +337,22 @@ class Calls:
             return self.header_method(base, bt, f, c)
         if isinstance(bt, T.StackType):
             if f.name in ("push_front", "pop_front"):
+                if self.st.in_parser:
+                    raise P4TypeError.at(
+                        c.pos, f"{f.name} of a header stack cannot be used in a parser"
+                    )
                 n = self.gen.exprs.const_int(c.args[0].value) if c.args and c.args[0].value else 1
                 return V(f"{base.code}.{f.name}({n})", T.VOID)
         raise P4TypeError.at(c.pos, f"{base.type} has no method {f.name}")
 
     def header_method(self, base: V, bt: T.StructLikeType, f: A.Member, c: A.Call) -> V:
+        if (
+            f.name in ("setValid", "setInvalid")
+            and isinstance(f.base, A.Member)
+            and f.base.name == "last"
+            and isinstance(T.strip_newtype(self.gen.exprs.expr(f.base.base).type), T.StackType)
+        ):
+            raise P4TypeError.at(c.pos, f"{expr_text(f)} must be applied to a left-value")
         if f.name in ("minSizeInBits", "maxSizeInBits"):
             return const_v(bt.bit_width(), T.INT)
         if f.name in ("minSizeInBytes", "maxSizeInBytes"):
@@ -485,6 +496,14 @@ class Calls:
             if not isinstance(ht, T.StructLikeType) or not ht.is_header:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
+            if len(c.args) == 1 and any(
+                isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values()
+            ):
+                raise P4TypeError.at(
+                    c.pos,
+                    f"{expr_text(target)} has a varbit field: extract it with its size"
+                    " (extract(hdr, bits))",
+                )
             if len(c.args) > 1:
                 nbits = self.gen.exprs.expr(_arg(c, 1, "extract"))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")

@@ -321,6 +321,10 @@ class Exprs:
                 return const_v(bt.size, T.BitType(32))
             if e.name == "lastIndex":
                 return V(f"({base.code}.nxt - 1 & 0xffffffff)", T.BitType(32))
+            if e.name in ("next", "last") and not self.st.in_parser:
+                raise P4TypeError.at(
+                    e.pos, f"'{e.name}' of a header stack can only be used in a parser"
+                )
             if e.name == "next":
                 return V(f"{base.code}.next()", bt.element)
             if e.name == "last":

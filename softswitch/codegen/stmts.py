@@ -8,6 +8,7 @@ from ..frontend import ast as A
 from ..frontend import types as T
 from ..frontend.errors import P4TypeError, P4Unsupported
 from .effects import plain_path
+from .printer import expr_text
 from .symbols import Const, Var
 from .values import DIRTY, V, as_bits, field_py, mask, wrap_code
 
@@ -200,6 +201,25 @@ class Stmts:
         else:
             self.st.out.line(f"return ({', '.join(parts)},)")
 
+    def check_lvalue(self, target: A.Expr) -> None:
+        """p4c's rules for a header stack's `last` and `next` as assignment targets: `last`
+        is no left-value at all; `next` may be assigned whole (in a parser), but not a field
+        of it (that would read the element first)."""
+        e, depth = target, 0
+        while isinstance(e, A.Member | A.Index | A.Slice):
+            if isinstance(e, A.Member) and e.name in ("last", "next") and self.stack_member(e):
+                if e.name == "last" or depth > 0:
+                    raise P4TypeError.at(
+                        target.pos,
+                        f"{expr_text(target)} cannot be the target of an assignment",
+                    )
+            e = e.base
+            depth += 1
+
+    def stack_member(self, e: A.Member) -> bool:
+        """`e` is a member of a header stack (its `next`, `last`, ...)."""
+        return isinstance(T.strip_newtype(self.gen.exprs.expr(e.base).type), T.StackType)
+
     def check_new_name(self, name: str, pos: Any) -> None:
         """A local declared twice in one block is an error (an inner block may shadow)."""
         if name in self.st.scope.names:
@@ -258,6 +278,7 @@ class Stmts:
     # ------------------------------------------------------------ assignment
     def assign(self, target: A.Expr, v: V, src: A.Expr | None = None) -> None:  # noqa: C901
         """Generate `target = v`; `src` is the assigned expression when there is one."""
+        self.check_lvalue(target)
         t = target.type if target.type is not None else self.gen.exprs.expr(target).type
         code = v.code
         # headers and structs: `_kept(old, new)` (an invalid header assigned keeps its bits)
@@ -308,6 +329,11 @@ class Stmts:
                     self._copy_varbit_width(base.code, src)
                 return
             if isinstance(bt, T.StackType) and target.name in ("next", "last"):
+                if not self.st.in_parser:
+                    raise P4TypeError.at(
+                        target.pos,
+                        f"'{target.name}' of a header stack can only be used in a parser",
+                    )
                 code = self.gen.types.copy_code(code, t) if kept else code
                 self.st.out.line(f"{base.code}.set_{target.name}({code})")
                 return

@@ -293,6 +293,13 @@ class _Stack:
     def next(self) -> Any:
         return self.next_for_extract()
 
+    def set_next(self, v: Any) -> None:
+        """`stack.next = v` (in a parser): the element at the next index becomes `v`;
+        the index does not move (only an extract moves it)."""
+        if self.nxt >= self.size:
+            raise _ParserError(STACK_OUT_OF_BOUNDS)
+        self.h[self.nxt] = v
+
     def last(self) -> Any:
         if self.nxt == 0 or self.nxt > self.size:
             raise _ParserError(STACK_OUT_OF_BOUNDS)

@@ -162,7 +162,7 @@ def test_header_stack_next_last_and_overflow() -> None:
         ingress="""apply {
             hdr.c.setValid();
             hdr.c.n = (bit<8>)hdr.l.lastIndex;
-            hdr.c.last = (bit<8>)hdr.l.last.v;
+            hdr.c.last = (bit<8>)hdr.l[hdr.l.lastIndex].v;  // `last` is for parsers
             if (sm.parser_error == error.StackOutOfBounds) { hdr.c.n = 0xEE; }
         }""",
     )
