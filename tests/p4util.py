@@ -6,7 +6,10 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from softswitch.compiler import compile_text
+from softswitch.frontend.errors import P4Error
 from softswitch.v1model.switch import Switch
 
 SKELETON = """
@@ -103,3 +106,31 @@ def fail_ingress_when(sw: Switch, fails: Callable[[Any, Any, Any], bool]) -> Non
         block(hdr, meta, std)
 
     sw._ingress_block = failing
+
+
+def error_of(src: str, filename: str = "bad.p4") -> str:
+    """The one message compiling `src` (as `filename`) fails with."""
+    with pytest.raises(P4Error) as exc:
+        compile_text(src, filename)
+    return str(exc.value)
+
+
+def line_of(src: str, needle: str, last: bool = False) -> int:
+    """The number of the first (or `last`) line of `src` holding `needle`."""
+    lines = [i for i, ln in enumerate(src.splitlines(), 1) if needle in ln]
+    return lines[-1] if last else lines[0]
+
+
+# the declarations the type-rule tests' statements use: each kind of value a cast or an
+# operator treats apart (bit, int, bool, bit<1>, a serializable enum, a `type`)
+RULE_DECLS = """
+header h_t { bit<8> a; int<8> b; bit<16> c; }
+enum bit<8> E8 { A = 1, B = 2 }
+type bit<8> T8;
+"""
+RULE_META = "T8 n; bit<32> r; int<32> s; bool t; bit<1> u; bit<4> w; E8 e;"
+
+
+def statement_program(stmt: str) -> str:
+    """A program whose ingress runs `stmt` (on its own line) over RULE_DECLS/RULE_META."""
+    return program(decls=RULE_DECLS, meta=RULE_META, ingress=f"apply {{\n{stmt}\n}}")

@@ -7,20 +7,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.frontend.errors import P4Error
-from tests.p4util import one, program
-
-DECLS = """
-header h_t { bit<8> a; int<8> b; bit<16> c; }
-enum bit<8> E8 { A = 1, B = 2 }
-type bit<8> T8;
-"""
-META = "T8 n; bit<32> r; int<32> s; bool t; bit<1> u; bit<4> w; E8 e;"
-
-
-def _compile(stmt: str) -> None:
-    compile_text(program(decls=DECLS, meta=META, ingress=f"apply {{\n{stmt}\n}}"), "cast.p4")
-
+from tests.p4util import error_of, line_of, one, program, statement_program
 
 REFUSED = [
     # a run-time value changes width or signedness, not both
@@ -81,19 +68,16 @@ ACCEPTED = [
 
 @pytest.mark.parametrize(("stmt", "why"), REFUSED)
 def test_casts_p4c_refuses_are_refused_with_a_position(stmt: str, why: str) -> None:
-    with pytest.raises(P4Error) as exc:
-        _compile(stmt)
-    msg = str(exc.value)
-    src = program(decls=DECLS, meta=META, ingress=f"apply {{\n{stmt}\n}}")
-    line = next(i for i, ln in enumerate(src.splitlines(), 1) if ln == stmt)
+    src = statement_program(stmt)
+    msg = error_of(src, "cast.p4")
     col = stmt.index("(", stmt.index("=")) + 1
-    assert msg.startswith(f"cast.p4:{line}:{col}: error: "), msg
+    assert msg.startswith(f"cast.p4:{line_of(src, stmt)}:{col}: error: "), msg
     assert why in msg
 
 
 @pytest.mark.parametrize("stmt", ACCEPTED)
 def test_casts_p4c_accepts_compile(stmt: str) -> None:
-    _compile(stmt)
+    compile_text(statement_program(stmt), "cast.p4")
 
 
 def test_two_step_casts_compute_bmv2_values() -> None:

@@ -6,19 +6,9 @@ import pytest
 
 from softswitch.compiler import compile_text
 from softswitch.frontend.errors import P4Error
-from tests.p4util import one, program, switch
+from tests.p4util import error_of, line_of, one, program, switch
 
 HDR = "header h_t { bit<8> a; bit<16> b; }"
-
-
-def error_of(src: str) -> str:
-    with pytest.raises(P4Error) as exc:
-        compile_text(src, "bad.p4")
-    return str(exc.value)
-
-
-def line_of(src: str, needle: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if needle in ln)
 
 
 def test_syntax_error_position() -> None:

@@ -8,20 +8,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.frontend.errors import P4Error
-from tests.p4util import one, program
-
-DECLS = """
-header h_t { bit<8> a; int<8> b; bit<16> c; }
-enum bit<8> E8 { A = 1, B = 2 }
-type bit<8> T8;
-"""
-META = "T8 n; bit<32> r; int<32> s; bool t; bit<1> u; bit<4> w; E8 e;"
-
-
-def _compile(stmt: str) -> None:
-    compile_text(program(decls=DECLS, meta=META, ingress=f"apply {{\n{stmt}\n}}"), "op.p4")
-
+from tests.p4util import error_of, line_of, one, program, statement_program
 
 ACCEPTED = [
     "hdr.h.a = hdr.h.a << 8s2;",
@@ -85,16 +72,14 @@ REFUSED = [
 
 @pytest.mark.parametrize("stmt", ACCEPTED)
 def test_operands_p4c_accepts_compile(stmt: str) -> None:
-    _compile(stmt)
+    compile_text(statement_program(stmt), "op.p4")
 
 
 @pytest.mark.parametrize("stmt", REFUSED)
 def test_operands_p4c_refuses_are_refused_with_a_position(stmt: str) -> None:
-    with pytest.raises(P4Error) as exc:
-        _compile(stmt)
-    src = program(decls=DECLS, meta=META, ingress=f"apply {{\n{stmt}\n}}")
-    line = next(i for i, ln in enumerate(src.splitlines(), 1) if ln == stmt)
-    assert str(exc.value).startswith(f"op.p4:{line}:"), exc.value
+    src = statement_program(stmt)
+    msg = error_of(src, "op.p4")
+    assert msg.startswith(f"op.p4:{line_of(src, stmt)}:"), msg
 
 
 def test_two_literals_in_a_width_fold() -> None:

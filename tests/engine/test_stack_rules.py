@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.frontend.errors import P4Error
-from tests.p4util import one, program
+from tests.p4util import error_of, line_of, one, program
 
 DECLS = """
 header h_t { bit<8> a; }
@@ -75,13 +74,8 @@ ACCEPTED = [
 @pytest.mark.parametrize(("parser", "ingress", "why"), REFUSED)
 def test_refused_with_a_position(parser: str, ingress: str, why: str) -> None:
     src = _src(parser, ingress)
-    with pytest.raises(P4Error) as exc:
-        compile_text(src, "stack.p4")
-    line = next(
-        i for i, ln in enumerate(src.splitlines(), 1) if (ingress or parser) in ln and ln.strip()
-    )
-    msg = str(exc.value)
-    assert msg.startswith(f"stack.p4:{line}:"), msg
+    msg = error_of(src, "stack.p4")
+    assert msg.startswith(f"stack.p4:{line_of(src, ingress or parser)}:"), msg
     assert why in msg
 
 

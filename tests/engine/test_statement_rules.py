@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from softswitch.compiler import compile_text
-from softswitch.frontend.errors import P4Error
-from tests.p4util import one, program
+from tests.p4util import error_of, line_of, one, program
 
 DECLS = """
 header h_t { bit<8> a; bit<16> c; }
@@ -29,10 +28,6 @@ def _src(body: str, locals_: str = "") -> str:
     return program(
         decls=DECLS, meta="bool f;", ingress=f"{TABLES}{locals_}\n    apply {{\n{body}\n}}"
     )
-
-
-def _position(src: str, needle: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if needle in ln)
 
 
 REFUSED = [
@@ -86,12 +81,9 @@ ACCEPTED = [
 @pytest.mark.parametrize(("body", "locals_", "at", "why"), REFUSED)
 def test_refused_with_a_position(body: str, locals_: str, at: str, why: str) -> None:
     src = _src(body, locals_)
-    with pytest.raises(P4Error) as exc:
-        compile_text(src, "rules.p4")
-    msg = str(exc.value)
+    msg = error_of(src, "rules.p4")
     # the last line holding `at` (the second apply, the second declaration)
-    line = max(i for i, ln in enumerate(src.splitlines(), 1) if at in ln)
-    assert msg.startswith(f"rules.p4:{line}:"), msg
+    assert msg.startswith(f"rules.p4:{line_of(src, at, last=True)}:"), msg
     assert why in msg
 
 
@@ -118,6 +110,6 @@ def test_default_action_noaction_label_is_refused() -> None:
     src = _src("switch (t.apply().action_run) { NoAction: { hdr.h.a = 1; } }").replace(
         "actions = { b; } }\n    table u", "actions = { b; } default_action = b; }\n    table u"
     )
-    with pytest.raises(P4Error, match="NoAction is not an action of table t"):
-        compile_text(src, "rules.p4")
-    assert _position(src, "default_action = b") > 0
+    msg = error_of(src, "rules.p4")
+    assert msg.startswith(f"rules.p4:{line_of(src, 'NoAction: {')}:"), msg
+    assert "NoAction is not an action of table t" in msg
