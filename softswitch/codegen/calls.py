@@ -402,11 +402,11 @@ class Calls:
     def apply_instance(self, sym: InstanceSym, c: A.Call, statement: bool) -> V:
         decl = sym.decl
         params = decl.params
-        if sym.inline is None and not self.st.dead:
-            self.on_path(self.st.block_tables.get(sym.qualified, frozenset()), c.pos)
         if sym.inline is not None:
-            self.gen.blocks.apply_inline(sym)
+            self.gen.blocks.apply_inline(sym)  # its tables are checked as they are written out
             return V("", T.VOID)
+        if not self.st.dead:
+            self.on_path(self.st.block_tables.get(sym.qualified, frozenset()), c.pos)
         if sym.shared:
             # the shared parameters are the caller's own cells already: only the others
             # are passed (their arguments, bound as written, given in order)
@@ -496,9 +496,8 @@ class Calls:
             if not isinstance(ht, T.StructLikeType) or not ht.is_header:
                 raise P4TypeError.at(c.pos, f"cannot extract a value of type {hv.type}")
             siblings = self.union_siblings(target)
-            if len(c.args) == 1 and any(
-                isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values()
-            ):
+            varbit = any(isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values())
+            if len(c.args) == 1 and varbit:
                 raise P4TypeError.at(
                     c.pos,
                     f"{expr_text(target)} has a varbit field: extract it with its size"
@@ -507,9 +506,7 @@ class Calls:
             if len(c.args) > 1:
                 nbits = self.gen.exprs.expr(_arg(c, 1, "extract"))
                 self.st.out.line(f"_extract_varbit({pk}, {hv.code}, {nbits.code})")
-            elif ht.bit_width() % 8 == 0 and not any(
-                isinstance(T.strip_newtype(f), T.VarbitType) for f in ht.fields.values()
-            ):
+            elif ht.bit_width() % 8 == 0 and not varbit:
                 self._extract_inline(pk, hv.code, ht)
             else:
                 self.st.out.line(f"_extract({pk}, {hv.code})")

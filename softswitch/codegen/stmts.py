@@ -329,11 +329,6 @@ class Stmts:
                     self._copy_varbit_width(base.code, src)
                 return
             if isinstance(bt, T.StackType) and target.name in ("next", "last"):
-                if not self.st.in_parser:
-                    raise P4TypeError.at(
-                        target.pos,
-                        f"'{target.name}' of a header stack can only be used in a parser",
-                    )
                 code = self.gen.types.copy_code(code, t) if kept else code
                 self.st.out.line(f"{base.code}.set_{target.name}({code})")
                 return

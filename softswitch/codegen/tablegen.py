@@ -69,9 +69,9 @@ class Tables:
     # ------------------------------------------------------------ select keysets
     def simple_keyset_cond(self, item: A.Expr, key: V, pos: Any) -> str:
         # a serializable enum key is masked and ranged as its underlying number
-        kt = as_number(T.strip_newtype(key.type))
+        nt = as_number(key.type)
+        kt = T.strip_newtype(nt)
         kcode = as_bits(key.code, kt) if isinstance(kt, T.BitType) else key.code
-        nt = kt if kt is not T.strip_newtype(key.type) else key.type
         if isinstance(item, A.DefaultKeyset | A.DontCare):
             return "True"
         if isinstance(item, A.MaskKeyset):

@@ -296,8 +296,7 @@ class _Stack:
     def set_next(self, v: Any) -> None:
         """`stack.next = v` (in a parser): the element at the next index becomes `v`;
         the index does not move (only an extract moves it)."""
-        if self.nxt >= self.size:
-            raise _ParserError(STACK_OUT_OF_BOUNDS)
+        self.next_for_extract()  # StackOutOfBounds when the stack is full
         self.h[self.nxt] = v
 
     def last(self) -> Any:

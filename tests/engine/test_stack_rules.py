@@ -35,6 +35,7 @@ REFUSED = [
         "push_front of a header stack cannot be used in a parser",
     ),
     (PLAIN, "hdr.s.next.a = 1;", "'next' of a header stack can only be used in a parser"),
+    (PLAIN, "hdr.s.next = hdr.h;", "'next' of a header stack can only be used in a parser"),
     (PLAIN, "hdr.h.a = hdr.s.last.a;", "'last' of a header stack can only be used in a parser"),
     (
         "state start { pkt.extract(hdr.h); hdr.s.last = hdr.h; transition accept; }",
