@@ -46,6 +46,9 @@
 #ifdef WITH_INT
 #include "include/int_ingress.p4"
 #include "include/int_egress.p4"
+#include "include/drop_report.p4"
+#include "include/queue_report.p4"
+#include "include/tx_bytes.p4"
 #endif // WITH_INT
 
 control FabricIngress(inout headers_t hdr,
@@ -64,6 +67,7 @@ control FabricIngress(inout headers_t hdr,
 #endif // TNA_TRIM
 #ifdef WITH_INT
     IntIngress() int_ingress;
+    DropReport() drop_report;
 #endif // WITH_INT
 
     apply {
@@ -91,6 +95,8 @@ control FabricIngress(inout headers_t hdr,
 #ifdef WITH_INT
         if (meta.lb.report == 0) {
             int_ingress.apply(hdr, meta, ig_prsr_md, ig_dprsr_md, ig_tm_md);
+            // last: a copy of what ingress drops, unless a mirror is taken
+            drop_report.apply(meta, ig_prsr_md, ig_dprsr_md);
         }
 #endif // WITH_INT
         // a drop reason set by any stage drops the packet in the deparser
@@ -125,41 +131,51 @@ control FabricEgress(inout headers_t hdr,
 #endif // WITH_CONGESTION
 #ifdef WITH_INT
     IntEgress() int_egress;
+    QueueReport() queue_report;
+    TxBytes() tx_bytes;
 #endif // WITH_INT
 
     apply {
         if (meta.depth_report.isValid()) {
-            return;  // a mirrored depth report on its way to recirculation
-        }
+            // a mirrored depth report on its way to recirculation
 #if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
-        if (meta.trim_mirror.isValid()) {
-            return;  // a trimmed copy (Tofino 1), cut by its session
-        }
+        } else if (meta.trim_mirror.isValid()) {
+            // a trimmed copy (Tofino 1), cut by its session
 #endif
 #ifdef WITH_CONGESTION
-        if (meta.cnp_mirror.isValid()) {
-            cnp_builder.apply(hdr, meta, eg_dprsr_md);
-            return;  // a mirrored copy becoming a CNP
-        }
+        } else if (meta.cnp_mirror.isValid()) {
+            cnp_builder.apply(hdr, meta, eg_dprsr_md);  // a mirrored copy becoming a CNP
 #endif // WITH_CONGESTION
 #ifdef WITH_INT
-        if (meta.int_bridged.kind == INT_REPORT_KIND) {
+        } else if (meta.int_alert.isValid()
+                   || (meta.int_bridged.isValid() && meta.int_bridged.kind == INT_REPORT_KIND)) {
+            // a drop or queue report's copy, or the INT sink's, becoming a report
             int_egress.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
-            return;  // the INT sink's mirrored copy becoming a report
-        }
 #endif // WITH_INT
-        packet_io.apply(hdr, meta.bridged, eg_intr_md);
-        depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+        } else {
+            packet_io.apply(hdr, meta.bridged, eg_intr_md);
+            depth_report.apply(meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #ifdef WITH_ECN
-        ecn.apply(hdr, meta.bridged, eg_intr_md);
+            ecn.apply(hdr, meta.bridged, eg_intr_md);
 #endif // WITH_ECN
 #ifdef WITH_CONGESTION
-        // after ECN and the depth report: the mirror header is the CNP's when both ask
-        cnp_trigger.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+            // after ECN and the depth report: the mirror header is the CNP's when both ask
+            cnp_trigger.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
 #endif // WITH_CONGESTION
 #ifdef WITH_INT
-        // last, as in v1model: CNP and ECN see the packet before INT grows it
-        int_egress.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+            // as in v1model: CNP and ECN see the packet before INT grows it
+            int_egress.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+            // after INT, which a data packet it marks must not look like a copy to
+            queue_report.apply(hdr, meta, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+#endif // WITH_INT
+        }
+#ifdef WITH_INT
+        // last: the packet's bytes as it leaves, after every rewrite above; this
+        // hop's INT tx word gets the port's count before them
+        tx_bytes.apply(hdr, meta, eg_intr_md, eg_dprsr_md);
+        if (hdr.int_egress_tx_util.isValid()) {
+            hdr.int_egress_tx_util.tx_util = meta.alert.tx_sent;
+        }
 #endif // WITH_INT
     }
 }

@@ -8,14 +8,20 @@
 //            budget is spent or the stack would outgrow what a TNA parser
 //            takes (INT_TNA_STACK_WORDS: set E), or over the MTU (set M)
 //   report   the sink's mirrored copy: Ethernet/IPv4/UDP and Telemetry Report
-//            v2.0 headers for the collector, by int_report on the copy's port
+//            v2.0 headers for the collector, by int_report on the copy's port;
+//            a drop or queue report's copy (meta.int_alert: drop_report.p4,
+//            queue_report.p4) skips INT and gets the same headers with D=1 or
+//            Q=1 and their metadata, keeping at most DROP_REPORT_INNER_BYTES of
+//            the packet, as v1model's
 //   sink     the packet itself: strip INT, restore the UDP port and lengths
 // Hop metadata comes from the Tofino clocks and queues: the latency is
 // eg_prsr_md.global_tstamp minus the bridged ingress global_tstamp (both in
 // ns, so no scaling as on v1model); the queue is eg_intr_md.egress_qid and
 // enq_qdepth (cells, not packets). The report copy did not wait in the data
 // port's queue and TNA keeps no per-port depth for it to read, so its queue
-// words are 0. The tx utilization word is 0: TNA has no tx byte counter here.
+// words are 0. The tx utilization word carries HPCC's txBytes as on v1model:
+// it is made valid here and filled in by FabricEgress from TxBytes, which runs
+// after the lengths are final (tx_bytes.p4).
 
 #ifndef __FABRIC_TNA_INT_EGRESS__
 #define __FABRIC_TNA_INT_EGRESS__
@@ -99,6 +105,26 @@ control IntEgress(inout headers_t hdr,
         hdr.report_individual.ds_md_status = 0;
     }
 
+    // a drop or queue report: the flags, the metadata's length and bitmap, and
+    // the lengths of a report keeping `kept` bytes of the packet after
+    // `md_words` words of metadata (v1model's set_alert_report_fields; the
+    // session cut the copy to what it keeps)
+    @hidden
+    action set_alert_report_fields(bit<16> kept, bit<1> d, bit<1> q,
+                                   bit<8> md_words, bit<16> md_bits) {
+        hdr.report_individual.d = d;
+        hdr.report_individual.q = q;
+        hdr.report_individual.f = 0;
+        hdr.report_individual.md_len = md_words;
+        hdr.report_individual.rep_md_bits = md_bits;
+        hdr.report_individual.rep_len = REPORT_MAIN_WORDS + md_words
+                                      + (bit<8>)((kept + 3) >> 2);
+        bit<16> md_bytes = ((bit<16>)md_words) << 2;
+        hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + md_bytes + kept;
+        hdr.report_ipv4.total_len = IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES
+                                  + md_bytes + kept;
+    }
+
     action drop_report() {
         eg_dprsr_md.drop_ctl = 1;
     }
@@ -158,11 +184,13 @@ control IntEgress(inout headers_t hdr,
     }
 
     apply {
-        bool is_copy = meta.int_bridged.kind == INT_REPORT_KIND;
-        if (!meta.int_bridged.isValid() || !hdr.udp.isValid()) {
+        bool is_alert = meta.int_alert.isValid();
+        bool is_copy = !is_alert && meta.int_bridged.isValid()
+                       && meta.int_bridged.kind == INT_REPORT_KIND;
+        if (!is_alert && (!meta.int_bridged.isValid() || !hdr.udp.isValid())) {
             return;
         }
-        if (!is_copy && meta.int_bridged.sink == 1) {
+        if (!is_alert && !is_copy && meta.int_bridged.sink == 1) {
             // sink: the mirrored copy carries this hop's metadata; strip INT
             // (a stack longer than the parser took stays: int_parser.p4)
             if (hdr.int_md.isValid() && hdr.int_shim.isValid()
@@ -182,7 +210,7 @@ control IntEgress(inout headers_t hdr,
             return;
         }
 
-        if (int_ports.apply().hit) {
+        if (!is_alert && int_ports.apply().hit) {
             bit<16> ip_len;
             if (hdr.ipv4.isValid()) {
                 ip_len = hdr.ipv4.total_len;
@@ -252,6 +280,7 @@ control IntEgress(inout headers_t hdr,
                         hdr.int_l2_port_ids.egress_port = (bit<32>)meta.int_bridged.egress_port;
                     }
                     if (ins[8:8] == 1) {
+                        // HPCC's txBytes: FabricEgress fills it in from TxBytes
                         hdr.int_egress_tx_util.setValid();
                         hdr.int_egress_tx_util.tx_util = 0;
                     }
@@ -273,21 +302,53 @@ control IntEgress(inout headers_t hdr,
         }
 
         // -------------------------------------------------- report
-        if (is_copy) {
+        if (is_copy || is_alert) {
             bit<16> inner_len = ETH_HDR_BYTES;
             if (hdr.ipv4.isValid()) {
                 inner_len = inner_len + hdr.ipv4.total_len;
-            } else {
+            } else if (hdr.ipv6.isValid()) {
                 inner_len = inner_len + IPV6_HDR_BYTES + hdr.ipv6.payload_len;
+            } else if (is_alert) {
+                // a dropped non-IP packet: the copy's length, less the mirror
+                // header (an assumption on pkt_length: docs/tna.md)
+                inner_len = eg_intr_md.pkt_length - ALERT_MIRROR_BYTES;
+            }
+            if (is_alert) {
+                meta.fab.int_switch_id = meta.int_alert.node_id;
+                if (inner_len > DROP_REPORT_INNER_BYTES) {
+                    inner_len = DROP_REPORT_INNER_BYTES;  // what the session kept
+                }
             }
             if (int_report.apply().hit) {
                 bit<32> seq_no = next_seq_no.execute(0);
                 hdr.report_group.seq_no = seq_no[21:0];
-                hdr.report_individual.rep_len =
-                    REPORT_MAIN_WORDS + (bit<8>)((inner_len + 3) >> 2);
-                hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
-                hdr.report_ipv4.total_len =
-                    IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                if (!is_alert) {
+                    hdr.report_individual.rep_len =
+                        REPORT_MAIN_WORDS + (bit<8>)((inner_len + 3) >> 2);
+                    hdr.report_udp.len = UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                    hdr.report_ipv4.total_len =
+                        IPV4_HDR_BYTES + UDP_HDR_BYTES + REPORT_HDR_BYTES + inner_len;
+                } else if (meta.int_alert.queue == 0) {
+                    // the port it came in on and why; no egress port was used
+                    set_alert_report_fields(inner_len, 1, 0, REPORT_DROP_MD_WORDS,
+                                            REPORT_MD_DROP);
+                    hdr.report_drop_md.setValid();
+                    hdr.report_drop_md.ingress_port = (bit<16>)meta.int_alert.ingress_port;
+                    hdr.report_drop_md.egress_port = (bit<16>)V1MODEL_DROP_PORT;
+                    hdr.report_drop_md.queue_id = 0;
+                    hdr.report_drop_md.drop_reason = meta.int_alert.drop_reason;
+                    hdr.report_drop_md.pad = 0;
+                } else {
+                    // the ports, latency, queue id and occupancy the packet saw
+                    set_alert_report_fields(inner_len, 0, 1, REPORT_QUEUE_MD_WORDS,
+                                            REPORT_MD_QUEUE);
+                    hdr.report_queue_md.setValid();
+                    hdr.report_queue_md.ingress_port = (bit<16>)meta.int_alert.ingress_port;
+                    hdr.report_queue_md.egress_port = (bit<16>)meta.int_alert.egress_port;
+                    hdr.report_queue_md.hop_latency = meta.int_alert.latency_ns;
+                    hdr.report_queue_md.queue_id = meta.int_alert.queue_id;
+                    hdr.report_queue_md.queue_occupancy = (bit<24>)meta.int_alert.queue_depth;
+                }
             }
         }
     }

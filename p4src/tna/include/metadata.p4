@@ -14,14 +14,19 @@ const bit<8> DEPTH_REPORT_KIND = 1;
 const bit<8> CNP_KIND = 2;
 const bit<8> INT_REPORT_KIND = 3;
 const bit<8> TRIM_KIND = 4;
+const bit<8> ALERT_KIND = 5;
 
 // eg_dprsr_md.mirror_type of the two egress mirrors (adaptive.p4, cnp.p4)
 const MirrorType_t MIRROR_TYPE_DEPTH_REPORT = 1;
 const MirrorType_t MIRROR_TYPE_CNP = 2;
+// ... of a queue report (queue_report.p4)
+const MirrorType_t MIRROR_TYPE_QUEUE_REPORT = 3;
 // ig_dprsr_md.mirror_type of the INT sink's report copy (int_ingress.p4)
 const MirrorType_t MIRROR_TYPE_INT_REPORT = 1;
 // ... and of a packet trimmed on Tofino 1 (trim.p4)
 const MirrorType_t MIRROR_TYPE_TRIM = 2;
+// ... and of a drop report (drop_report.p4)
+const MirrorType_t MIRROR_TYPE_DROP_REPORT = 3;
 
 header bridged_md_t {
     bit<8>         kind;            // BRIDGED_KIND
@@ -68,6 +73,33 @@ header int_bridged_h {
     bit<16>    instructions;
     bit<48>    ingress_tstamp;      // ig_prsr_md.global_tstamp, ns
 }
+
+// The mirror header of a drop report (an I2E copy of a packet ingress drops,
+// drop_report.p4) or a queue report (an E2E copy of a packet that left a
+// congested queue, queue_report.p4): what the report built from it in egress
+// says (int_egress.p4). 19 bytes.
+header int_alert_h {
+    bit<8>        kind;             // ALERT_KIND
+    bit<7>        _pad0;
+    bit<1>        queue;            // 1: a queue report, 0: a drop report
+    bit<7>        _pad1;
+    port_num_t    ingress_port;
+    bit<7>        _pad2;
+    port_num_t    egress_port;      // queue reports: the congested port
+    drop_reason_t drop_reason;      // drop reports
+    bit<8>        queue_id;         // queue reports: egress_qid
+    bit<5>        _pad3;
+    qdepth_t      queue_depth;      // queue reports: enq_qdepth (cells)
+    bit<32>       latency_ns;       // queue reports: the time the packet queued
+    bit<32>       node_id;          // the switch id of the table entry that asked
+}
+
+const bit<16> ALERT_MIRROR_BYTES = 19;
+// Drop and queue reports go to their own session (both chips), which the
+// controller points at the collector's port like INT_REPORT_SESSION and sets
+// to keep ALERT_MIRROR_BYTES + DROP_REPORT_INNER_BYTES of the copy: Tofino 1
+// cannot cut a packet in egress, the session cuts it.
+const MirrorId_t INT_ALERT_SESSION_TNA = 3;
 
 // Earlier hops' INT metadata, a word at a time (no varbit on Tofino): the
 // parsers take at most INT_TNA_STACK_WORDS words (int_parser.p4), and a
@@ -117,6 +149,15 @@ struct tna_lb_metadata_t {
     bit<32>        report_depth;
 }
 
+// Operands and result of the drop and queue report rate limiters and of the
+// tx byte counter's stateful ALUs (drop_report.p4, queue_report.p4, tx_bytes.p4).
+struct tna_alert_metadata_t {
+    bit<32> now_us;
+    bit<32> gap_us;
+    bit<32> tx_len;     // the bytes this packet adds to its port's count
+    bit<32> tx_sent;    // the port's count before this packet
+}
+
 // Egress operands of the CNP rate limiter's stateful ALU.
 struct tna_cnp_metadata_t {
     bit<32> now_us;
@@ -132,8 +173,10 @@ struct tna_metadata_t {
     int_bridged_h     int_mirror;     // built in ingress: the sink's mirror header
     int_word_h[INT_TNA_STACK_WORDS] int_words;  // the parsed INT metadata stack
     trim_mirror_h     trim_mirror;    // Tofino 1: built in ingress, parsed in egress
+    int_alert_h       int_alert;      // a drop or queue report: built, mirrored, parsed
     MirrorId_t        mirror_session;
     tna_cnp_metadata_t cnp;
+    tna_alert_metadata_t alert;
     local_metadata_t  fab;
     tna_lb_metadata_t lb;
 }

@@ -9,7 +9,9 @@
 // egress deparser issues the two mirrors. With WITH_INT both parse INT behind
 // UDP_PORT_INT (int_parser.p4: a fixed stack, no varbit on Tofino), egress
 // also the INT state ingress bridged or mirrored (int_bridged_h), and the
-// ingress deparser issues the INT sink's report mirror.
+// ingress deparser issues the INT sink's report mirror. A drop or queue
+// report's copy (int_alert_h) and a Tofino 1 trimmed copy are parsed up to IP
+// only: their sessions cut them, and only the IP lengths are read.
 
 #ifndef __FABRIC_TNA_PARSER__
 #define __FABRIC_TNA_PARSER__
@@ -28,6 +30,7 @@ parser FabricIngressParser(packet_in pkt,
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
         meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.alert = (tna_alert_metadata_t){ ... };
         meta.mirror_session = 0;
         meta.bridged.setValid();
         meta.bridged.kind = BRIDGED_KIND;
@@ -149,6 +152,7 @@ control FabricIngressDeparser(packet_out pkt,
                               in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
 #ifdef WITH_INT
     Mirror(MIRROR_TYPE_INT_REPORT) int_mirror;
+    Mirror(MIRROR_TYPE_DROP_REPORT) drop_mirror;
 #endif // WITH_INT
 #if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
     Mirror(MIRROR_TYPE_TRIM) trim_mirror;
@@ -163,6 +167,9 @@ control FabricIngressDeparser(packet_out pkt,
 #ifdef WITH_INT
         if (ig_dprsr_md.mirror_type == MIRROR_TYPE_INT_REPORT) {
             int_mirror.emit((MirrorId_t)INT_REPORT_SESSION, meta.int_mirror);
+        }
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_DROP_REPORT) {
+            drop_mirror.emit(INT_ALERT_SESSION_TNA, meta.int_alert);
         }
 #endif // WITH_INT
         pkt.emit(meta.bridged);
@@ -194,12 +201,14 @@ parser FabricEgressParser(packet_in pkt,
         meta.fab = (local_metadata_t){ ... };
         meta.lb = (tna_lb_metadata_t){ ... };
         meta.cnp = (tna_cnp_metadata_t){ ... };
+        meta.alert = (tna_alert_metadata_t){ ... };
         meta.mirror_session = 0;
         transition select(pkt.lookahead<bit<8>>()) {
             DEPTH_REPORT_KIND: parse_depth_report;
             CNP_KIND: parse_cnp_mirror;
 #ifdef WITH_INT
             INT_REPORT_KIND: parse_int_bridged;
+            ALERT_KIND: parse_int_alert;
 #endif // WITH_INT
 #if defined(TNA_TRIM) && __TARGET_TOFINO__ != 2
             TRIM_KIND: parse_trim_mirror;
@@ -224,6 +233,30 @@ parser FabricEgressParser(packet_in pkt,
     // a packet trimmed on Tofino 1: the rest goes out as the session cut it
     state parse_trim_mirror {
         pkt.extract(meta.trim_mirror);
+        transition parse_copy_ethernet;
+    }
+#endif
+
+#if (defined(TNA_TRIM) && __TARGET_TOFINO__ != 2) || defined(WITH_INT)
+    // a cut copy (a Tofino 1 trimmed packet, a drop or queue report): L2 and
+    // IP only, whose lengths TxBytes and the report read; nothing beyond, which
+    // the session's cut may have taken
+    state parse_copy_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_copy_ipv4;
+            ETHERTYPE_IPV6: parse_copy_ipv6;
+            default: accept;
+        }
+    }
+
+    state parse_copy_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition accept;
+    }
+
+    state parse_copy_ipv6 {
+        pkt.extract(hdr.ipv6);
         transition accept;
     }
 #endif
@@ -245,6 +278,12 @@ parser FabricEgressParser(packet_in pkt,
     state parse_int_bridged {
         pkt.extract(meta.int_bridged);
         transition parse_ethernet;
+    }
+
+    // a drop or queue report's copy (drop_report.p4, queue_report.p4)
+    state parse_int_alert {
+        pkt.extract(meta.int_alert);
+        transition parse_copy_ethernet;
     }
 #endif // WITH_INT
 
@@ -307,6 +346,9 @@ control FabricEgressDeparser(packet_out pkt,
 #ifdef WITH_CONGESTION
     Mirror(MIRROR_TYPE_CNP) cnp_mirror;
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+    Mirror(MIRROR_TYPE_QUEUE_REPORT) queue_mirror;
+#endif // WITH_INT
 
     apply {
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_DEPTH_REPORT) {
@@ -317,6 +359,11 @@ control FabricEgressDeparser(packet_out pkt,
             cnp_mirror.emit(meta.mirror_session, meta.cnp_mirror);
         }
 #endif // WITH_CONGESTION
+#ifdef WITH_INT
+        if (eg_dprsr_md.mirror_type == MIRROR_TYPE_QUEUE_REPORT) {
+            queue_mirror.emit(INT_ALERT_SESSION_TNA, meta.int_alert);
+        }
+#endif // WITH_INT
         if (hdr.ipv4.isValid()) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -342,6 +389,8 @@ control FabricEgressDeparser(packet_out pkt,
         pkt.emit(hdr.report_udp);
         pkt.emit(hdr.report_group);
         pkt.emit(hdr.report_individual);
+        pkt.emit(hdr.report_drop_md);
+        pkt.emit(hdr.report_queue_md);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv6);
