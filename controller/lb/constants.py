@@ -4,7 +4,8 @@ P4Info carries names, ids and widths but not `const` values or macros, so the CP
 clone sessions, drop reasons and group limits are parsed out of `p4src/include/define.p4`
 and `size.p4` (the one place they are written), never retyped here. The TNA build
 (`p4src/tna`) numbers its mirror sessions differently (`tna/include/cnp.p4`,
-`adaptive.p4`, `trim.p4`): `target="tofino"` or `"tofino2"` reads those too.
+`adaptive.p4`, `trim.p4`, `metadata.p4`): `target="tofino"` or `"tofino2"` reads those
+too.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class FabricConstants:
         depth_report_port: int | None = None,
     ) -> FabricConstants:
         """From `p4src/include/define.p4` and `size.p4` (and, for a TNA target,
-        `p4src/tna/include/cnp.p4` and `adaptive.p4`); `cpu_port` and `depth_report_port`
+        `p4src/tna/include/cnp.p4`, `adaptive.p4`, `trim.p4` and `metadata.p4`); `cpu_port` and `depth_report_port`
         override the defaults (a build with `-DCPU_PORT=N`, `-DDEPTH_REPORT_PORT=N`)."""
         if target not in TARGETS:
             raise ValueError(f"target {target!r}: one of {', '.join(TARGETS)}")
@@ -79,7 +80,10 @@ class FabricConstants:
         inc = p4src / "include"
         files = [inc / "define.p4", inc / "size.p4"]
         if target != "v1model":  # only the TNA build defines DEPTH_REPORT_PORT
-            files += [p4src / "tna" / "include" / f for f in ("cnp.p4", "adaptive.p4", "trim.p4")]
+            files += [
+                p4src / "tna" / "include" / f
+                for f in ("cnp.p4", "adaptive.p4", "trim.p4", "metadata.p4")
+            ]
         v = p4_constants(*files)
         missing = [
             n
@@ -95,6 +99,8 @@ class FabricConstants:
                     "DEPTH_REPORT_PORT",
                     "TRIM_SESSION_BASE_TNA",
                     "TRIM_KEEP_BYTES_TNA",
+                    "INT_ALERT_SESSION_TNA",
+                    "ALERT_MIRROR_BYTES",
                 )
                 if n not in v
             ]
@@ -148,6 +154,24 @@ class FabricConstants:
         """What a Tofino 1 trim session keeps: the 1-byte mirror header and the kept
         headers (TRIM_KEEP_BYTES_TNA)."""
         return TRIM_MIRROR_HEADER_BYTES + self.values["TRIM_KEEP_BYTES_TNA"]
+
+    @property
+    def alert_session(self) -> int | None:
+        """TNA only (None on v1model, whose drop and queue reports use the INT report
+        session): the mirror session of drop and queue report copies,
+        INT_ALERT_SESSION_TNA (tna/include/metadata.p4)."""
+        if self.target == "v1model":
+            return None
+        return self.values["INT_ALERT_SESSION_TNA"]
+
+    @property
+    def alert_truncate_bytes(self) -> int:
+        """What the TNA alert session keeps of a copy: its mirror header
+        (ALERT_MIRROR_BYTES) and the DROP_REPORT_INNER_BYTES of the packet a report
+        carries."""
+        if self.target == "v1model":
+            raise ValueError("the alert session exists on the TNA pipeline only")
+        return self.values["ALERT_MIRROR_BYTES"] + self.values["DROP_REPORT_INNER_BYTES"]
 
     @property
     def cnp_truncate_bytes(self) -> int:

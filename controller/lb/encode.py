@@ -402,6 +402,16 @@ class FabricEncoder:
             self.c.int_report_session, (Replica(port),), packet_length_bytes=truncate_bytes
         )
 
+    def alert_session(self, port: int) -> CloneSession:
+        """TNA only: the session drop and queue report copies go to, out of `port` (toward
+        the collector), cut to the mirror header and what a report keeps of the packet."""
+        session = self.c.alert_session
+        if session is None:
+            raise ValueError("the alert session exists on the TNA pipeline only (target tofino/2)")
+        return CloneSession(
+            session, (Replica(port),), packet_length_bytes=self.c.alert_truncate_bytes
+        )
+
     def drop_report(self, switch_id: int, min_gap_us: int, reason: int | None = None) -> TableEntry:
         """Report the packets ingress drops for `reason` (every reason when None) to the
         collector, at most one report per reason every `min_gap_us`."""
@@ -486,6 +496,10 @@ class FabricEncoder:
                     raise ValueError(f"switch {intent.name}: INT reports need a report_ip")
                 out.append(self.int_report(port, intent.router_mac, mac, intent.report_ip, col))
                 out.append(self.int_session(port, col.truncate_bytes))
+                if self.c.alert_session is not None and (
+                    col.drop_report_gap_us or col.queue_report_threshold
+                ):  # TNA: drop and queue report copies have their own cut session
+                    out.append(self.alert_session(port))
                 if col.drop_report_gap_us:
                     out.append(self.drop_report(intent.switch_id, col.drop_report_gap_us))
                 if col.queue_report_threshold:

@@ -5,15 +5,17 @@ their truncation and the depth-report session differ by target."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from controller import CloneSession, P4Schema
+from controller import CloneSession, P4Schema, TableEntry
 from controller.entities import Replica
 from controller.fabric import Pipeline
 from controller.lb import FabricConstants, FabricEncoder, Policy
 from controller.lb.from_topology import switch_intent
-from controller.lb.policy import Cnp, GroupMode, Trim
+from controller.lb.intent import NextHop, PortRole, RouteGroup, SwitchIntent
+from controller.lb.policy import Cnp, GroupMode, IntCollector, IntPolicy, Trim
 from controller.routing import compute_routes
 from controller.topology import load_topology
 
@@ -99,3 +101,65 @@ def test_encoder_writes_trim_sessions_for_tofino1_only(pipeline: Pipeline) -> No
         CloneSession(256 + p, (Replica(p),), class_of_service=5, packet_length_bytes=75)
         for p in ports
     ]
+
+
+def _spine_with_reports(pipeline: Pipeline, target: str, drops: bool, queues: bool) -> list[Any]:
+    """A spine (no hosts) with drop and/or queue reports to a collector behind port 2."""
+    col = IntCollector(
+        ip="10.0.0.100",
+        mac="00:00:00:00:64:01",
+        truncate_bytes=200,
+        drop_report_gap_us=500 if drops else 0,
+        queue_report_threshold=8 if queues else 0,
+        queue_report_gap_us=50,
+    )
+    spine = SwitchIntent(
+        name="spine1",
+        router_mac="00:00:00:00:aa:01",
+        ports=(PortRole(1), PortRole(2)),
+        groups=(RouteGroup(1, ("10.0.2.0/24",), (NextHop(1, "00:00:00:00:01:01"),)),),
+        switch_id=21,
+        report_ip="10.255.0.21",
+        collector_port=2,
+        collector_next_hop_mac="00:00:00:00:64:01",
+    )
+    enc = FabricEncoder(P4Schema(pipeline.p4info), FabricConstants.load(target=target))
+    return enc.switch_entities(spine, Policy(int_md=IntPolicy(collector=col)))
+
+
+@pytest.mark.parametrize(("drops", "queues"), [(True, True), (True, False), (False, True)])
+def test_drop_and_queue_reports_are_the_same_entries_with_a_tna_alert_session(
+    pipeline: Pipeline, drops: bool, queues: bool
+) -> None:
+    """drop_reasons and queue_report_config are written for Tofino as for v1model; TNA
+    adds the alert session (INT_ALERT_SESSION_TNA, tna/include/metadata.p4) toward the
+    collector, cut to the 19-byte mirror header and the 128 bytes a report keeps."""
+    v1 = _spine_with_reports(pipeline, "v1model", drops, queues)
+    v1_tables = {e.table.rsplit(".", 1)[-1] for e in v1 if isinstance(e, TableEntry)}
+    assert ("drop_reasons" in v1_tables) == drops
+    assert ("queue_report_config" in v1_tables) == queues
+    assert [s.session_id for s in v1 if isinstance(s, CloneSession)] == [1]
+    for target in ("tofino", "tofino2"):
+        tna = _spine_with_reports(pipeline, target, drops, queues)
+        assert [e for e in tna if isinstance(e, TableEntry)] == [
+            e for e in v1 if isinstance(e, TableEntry)
+        ]
+        sessions = [s for s in tna if isinstance(s, CloneSession)]
+        assert sessions == [
+            CloneSession(1, (Replica(2),), packet_length_bytes=200),
+            CloneSession(3, (Replica(2),), packet_length_bytes=19 + 128),
+        ]
+    c = FabricConstants.load(target="tofino")
+    assert c.alert_session == c["INT_ALERT_SESSION_TNA"] == 3
+    assert c.alert_session not in {c.int_report_session, c["DEPTH_REPORT_SESSION"]}
+    assert c.alert_session < c["TRIM_SESSION_BASE_TNA"]  # clear of trim's and CNP's
+    assert FabricConstants.load().alert_session is None
+
+
+def test_no_alert_session_without_drop_or_queue_reports(pipeline: Pipeline) -> None:
+    sessions = [
+        s
+        for s in _spine_with_reports(pipeline, "tofino", False, False)
+        if isinstance(s, CloneSession)
+    ]
+    assert sessions == []  # a spine with neither: no reports at all
