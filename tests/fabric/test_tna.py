@@ -6,6 +6,7 @@ on both (same table, key, action and parameter names and widths)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -130,16 +131,22 @@ INT_TABLES = (
     "FabricIngress.int_ingress.int_sink_ports",
     "FabricEgress.int_egress.int_ports",
     "FabricEgress.int_egress.int_report",
+    "FabricIngress.drop_report.drop_reasons",
+    "FabricEgress.queue_report.queue_report_config",
 )
 
 
 @pytest.mark.parametrize("tofino", ["1", "2"])
 def test_int_md_tables_are_built_with_v1model_names(tofino: str, tmp_path: Path) -> None:
-    """INT-MD source, sink, transit and report tables exist on both chips in the full
-    and INT profiles (their shapes are compared with v1model's above), not otherwise."""
+    """INT-MD source, sink, transit and report tables and the drop and queue report
+    tables exist on both chips in the full and INT profiles with exactly v1model's keys,
+    actions and parameters (names and widths), not otherwise."""
+    v1 = _shape(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
     for defines in ([], ["-DWITH_INT"]):
         tables = _shape(_tna(tofino, defines, tmp_path)[0])
         assert [t for t in INT_TABLES if t not in tables] == [], defines
+        for t in INT_TABLES:
+            assert tables[t] == v1[t], (defines, t)
     core = _shape(_tna(tofino, ["-DWITH_CORE_ONLY"], tmp_path)[0])
     assert [t for t in INT_TABLES if t in core] == []
 
@@ -153,6 +160,18 @@ def test_trimming_is_built_on_both_chips(tofino: str, tmp_path: Path) -> None:
     assert trim in _shape(_tna(tofino, ["-DWITH_CONGESTION"], tmp_path)[0])
     assert trim in _shape(_tna(tofino, [], tmp_path)[0])
     assert trim not in _shape(_tna(tofino, ["-DWITH_ECN"], tmp_path)[0])
+
+
+def test_tx_byte_register_keeps_the_v1model_name_and_width(tmp_path: Path) -> None:
+    """p4test leaves TNA's Register out of the P4Info: the TNA source must name the tx
+    byte counter as v1model's P4Info does, with the same cell width."""
+    info = _p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0]
+    (reg,) = [r for r in info.registers if r.preamble.name == "port_tx_bytes"]
+    src = (ROOT / "p4src" / "tna" / "include" / "tx_bytes.p4").read_text()
+    decl = re.search(r'@name\("\.(\w+)"\)\s*Register<bit<(\d+)>,', src)
+    assert decl is not None, "tx_bytes.p4: no @name'd Register"
+    assert decl.group(1) == reg.preamble.name
+    assert int(decl.group(2)) == reg.type_spec.bitstring.bit.bitwidth
 
 
 def _packet_metadata(info: p4info_pb2.P4Info) -> dict[str, tuple[tuple[str, int], ...]]:
@@ -185,13 +204,14 @@ def test_tna_group_modes_are_the_v1model_ones(tofino: str, tmp_path: Path) -> No
 
 
 def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> None:
-    """The encoder's forwarding, group, ECN, CNP and trim intents, encoded against each P4Info,
+    """The encoder's forwarding, group, ECN, CNP, trim, INT report, drop and queue report
+    intents, encoded against each P4Info,
     are the same P4Runtime messages (ids included: p4c derives them from the names),
     every load-balancing mode included."""
     from controller.codec import encode_entity
     from controller.lb import FabricEncoder
     from controller.lb.intent import NextHop
-    from controller.lb.policy import Cnp, EcnStep, GroupMode, Trim
+    from controller.lb.policy import Cnp, EcnStep, GroupMode, IntCollector, Trim
     from controller.p4info import P4Schema
 
     v1 = P4Schema(_p4test([str(V1MODEL)], tmp_path / "v1model.p4info.txtpb")[0])
@@ -214,6 +234,16 @@ def test_encoder_writes_the_same_messages_for_both_targets(tmp_path: Path) -> No
             enc.ecn(4, EcnStep(threshold=20)),
             enc.cnp(5, Cnp(queue_threshold=40, interval_us=50, dscp=48)),
             enc.trim(6, Trim(queue_threshold=30, dscp=46, priority=1)),
+            enc.int_report(
+                9,
+                "00:00:00:00:01:01",
+                "00:00:00:00:09:09",
+                "10.0.0.1",
+                IntCollector(ip="10.0.0.100", mac="00:00:00:00:09:09"),
+            ),
+            enc.drop_report(1, 1000),
+            enc.drop_report(1, 50, reason=2),
+            enc.queue_report(4, 1, threshold=64, min_gap_us=100),
         ]
         messages[target] = [
             encode_entity(schemas[target], e).SerializeToString(deterministic=True)
