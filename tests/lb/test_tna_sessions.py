@@ -1,6 +1,7 @@
 """The mirror sessions of the TNA build (p4src/tna), numbered as its P4 source numbers
 them: the encoder writes the same table entries for v1model and TNA, but CNP sessions,
-their truncation and the depth-report session differ by target."""
+their truncation, the depth-report, trim and alert (drop and queue report) sessions
+differ by target."""
 
 from __future__ import annotations
 
