@@ -19,6 +19,7 @@ from ..frontend import types as T
 from ..frontend.errors import P4Unsupported, Pos
 from .emitter import Emitter
 from .symbols import Scope
+from .values import is_literal_code
 
 if TYPE_CHECKING:
     from .arch_api import Architecture
@@ -178,16 +179,8 @@ class GenState:
 
     def snapshot(self, code: str) -> str:
         """Save a value computed so far in a temporary (unless it cannot change)."""
-        if _is_literal(code):
+        if is_literal_code(code):
             return code
         t = self.temp()
         self.out.line(f"{t} = {code}")
         return t
-
-
-def _is_literal(code: str) -> bool:
-    try:
-        int(code, 0)
-        return True
-    except ValueError:
-        return code in ("True", "False", "None")

@@ -25,6 +25,7 @@ __all__ = [
     "copies_back",
     "field_py",
     "header_field_ok",
+    "is_literal_code",
     "is_scalar",
     "mask",
     "wrap_code",
@@ -59,6 +60,15 @@ class SymType(T.P4Type):
 
 def const_v(value: Any, t: T.P4Type) -> V:
     return V(repr(value), t, value)
+
+
+def is_literal_code(code: str) -> bool:
+    """Is this generated code a literal (a value no statement can change)?"""
+    try:
+        int(code, 0)
+        return True
+    except ValueError:
+        return code in ("True", "False", "None")
 
 
 # ---------------------------------------------------------------- bit patterns
