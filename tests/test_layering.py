@@ -9,9 +9,10 @@ own, nothing imports `sprayfabric`, and there is no cycle; read from the sources
 
 Inside softswitch: the code generator knows no architecture (the compiler hands it one),
 the engine and the front end know neither, and nothing below the P4Runtime server imports
-it. Two checks: the package-level import graph has no cycle, nor has the module-level
-graph inside the code generator, and importing a low layer alone in a fresh interpreter
-loads none of the layers above it.
+it. Inside the code generator, the typed IR of expressions imports neither their checker
+nor their emitter, and neither of those reaches the other. Two checks: the package-level
+import graph has no cycle, nor has the module-level graph inside the code generator, and
+importing a low layer alone in a fresh interpreter loads none of the layers above it.
 
 `python -m tests.test_layering` prints the graphs.
 """
@@ -123,6 +124,39 @@ def test_code_generator_modules_import_one_way() -> None:
     assert "softswitch.codegen.exprs" in graph  # the modules were found
     cycle = _cycle(graph)
     assert cycle is None, "import cycle inside codegen: " + " -> ".join(cycle or ())
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    """The modules `start` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for m in graph.get(todo.pop(), ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
+CG = "softswitch.codegen."
+# (module, the modules it must not reach): the typed IR of expressions holds data only;
+# the checker makes it and the emitter reads it, neither through the other
+EXPR_LAYERS = [
+    ("ir", ("exprcheck", "expremit", "exprs")),
+    ("expremit", ("exprcheck", "exprs")),
+    ("exprcheck", ("expremit", "exprs")),
+]
+
+
+@pytest.mark.parametrize(("module", "forbidden"), EXPR_LAYERS)
+def test_expression_ir_checker_and_emitter_import_one_way(
+    module: str, forbidden: tuple[str, ...]
+) -> None:
+    graph = module_graph("codegen")
+    assert CG + module in graph
+    assert graph[CG + "exprs"] >= {CG + "exprcheck", CG + "expremit"}  # the scan sees them
+    reached = _reach(graph, CG + module)
+    assert not reached & {CG + f for f in forbidden}, sorted(reached & {CG + f for f in forbidden})
 
 
 def test_code_generator_knows_no_architecture() -> None:
