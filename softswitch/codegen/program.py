@@ -12,7 +12,6 @@ from .arch_api import Architecture
 from .archcx import GenArchContext
 from .blocks import Blocks
 from .calls import Calls
-from .declorder import check_type_order
 from .emitter import Emitter
 from .exprs import Exprs
 from .state import GenState
@@ -49,7 +48,6 @@ class ProgramGen:
     def generate(self) -> CompiledProgram:
         for d in self.st.program.decls:
             self.declare(d)
-        check_type_order(self.st.program)  # bodies are generated below, all types known
         if self.st.package_decl is None:
             raise P4TypeError("no package instance named 'main'", "<program>", 0, 0)
         self.gen_package(self.st.package_decl)

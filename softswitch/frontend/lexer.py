@@ -4,7 +4,8 @@ The P4_16 grammar needs the lexer to tell type names from other identifiers (the
 specification's TYPE_IDENTIFIER). p4c does this with a symbol table fed back from the
 parser; softswitch does it in two passes over the token list: the first collects every name
 the program declares as a type (headers, structs, enums, typedefs, externs, parsers,
-controls, packages and type parameters), the second retags those identifiers. Annotations
+controls, packages and type parameters) with where its declaration is, the second retags
+those identifiers from their declaration on, as p4c's symbol table does. Annotations
 (`@name`, `@name(...)`, `@name[...]`) are folded into single ANNOTATION tokens whose value
 is the annotation's source text; the AST builder parses their bodies.
 """
@@ -87,9 +88,16 @@ def _skip_angle(tokens: list[RawToken], i: int) -> int:
     return i
 
 
-def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> set[str]:
-    """Names the program declares as types, anywhere in the token list."""
-    names: set[str] = set()
+def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> dict[str, int]:
+    """Names the program declares as types, each with the index of the token from which on
+    it is one: its declaration's name (p4c's lexer knows a name as a type from there, so
+    a value may have the name of a type declared further down). Type parameters are
+    types everywhere (0): a function's return type stands before its `<T>`."""
+    names: dict[str, int] = {}
+    params_seen: set[str] = set()
+
+    def declared(j: int) -> None:
+        names.setdefault(tokens[j].text, j)
     n = len(tokens)
     for i, tok in enumerate(tokens):
         t = tok.text
@@ -102,10 +110,10 @@ def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> set[
             elif t == "enum" and j + 1 < n and tokens[j + 1].kind == "id":
                 j += 1  # enum of a typedef'd underlying type
             if j < n and tokens[j].kind == "id" and tokens[j].text not in keywords:
-                names.add(tokens[j].text)
+                declared(j)
         elif t == "extern" and i + 2 < n and tokens[i + 1].kind == "id":
             if tokens[i + 2].text in ("{", "<") and tokens[i + 1].text not in keywords:
-                names.add(tokens[i + 1].text)
+                declared(i + 1)
         elif t in ("typedef", "type") and (
             # where a declaration starts: first, after a declaration or a block, or after
             # an annotation (`@hidden`, `@a(...)`, `@a[...]`)
@@ -120,7 +128,7 @@ def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> set[
                     depth -= 1
                 j += 1
             if j < n and tokens[j - 1].kind == "id" and depth == 0:
-                names.add(tokens[j - 1].text)
+                declared(j - 1)
         elif t == "<" and i > 0 and tokens[i - 1].kind == "id":
             # type parameters: name < A, B, ... > ( or {
             j = i + 1
@@ -139,7 +147,8 @@ def collect_type_names(tokens: list[RawToken], keywords: frozenset[str]) -> set[
                 and tokens[j + 1].text in ("(", "{")
                 and _declares_type_params(tokens, i - 1)
             ):
-                names.update(params)
+                params_seen.update(params)
+    names.update(dict.fromkeys(params_seen, 0))
     return names
 
 
@@ -147,13 +156,13 @@ _TYPE_KEYWORDS = frozenset({"bit", "int", "varbit", "bool", "tuple", "error", "s
 
 
 def _opens_type_args(
-    tokens: list[RawToken], i: int, types: set[str], keywords: frozenset[str]
+    tokens: list[RawToken], i: int, types: dict[str, int], keywords: frozenset[str]
 ) -> bool:
     """True when tokens[i] == '<' starts explicit type arguments of a call: `f<T>(`."""
     if i == 0 or i + 1 >= len(tokens) or tokens[i - 1].kind != "id":
         return False
     first = tokens[i + 1].text
-    if first not in _TYPE_KEYWORDS and first not in types:
+    if first not in _TYPE_KEYWORDS and types.get(first, len(tokens)) > i + 1:
         return False
     j = _skip_angle(tokens, i)
     return j < len(tokens) and tokens[j - 1].text == ">" and tokens[j].text == "("
@@ -201,7 +210,7 @@ class P4Lexer(Lexer):
                 i, ann = self._annotation(toks, i, text)
                 yield ann
                 continue
-            kind = self._classify(tok, types)
+            kind = self._classify(tok, types.get(tok.text, n) <= i)
             if tok.text == ">" and i + 1 < n and toks[i + 1].text == ">":
                 if toks[i + 1].pos == tok.end_pos:
                     kind = "_R_ANGLE_SHIFT"
@@ -210,7 +219,7 @@ class P4Lexer(Lexer):
             yield Token(kind, tok.text, tok.pos, tok.line, tok.col, None, None, tok.end_pos)
             i += 1
 
-    def _classify(self, tok: RawToken, types: set[str]) -> str:
+    def _classify(self, tok: RawToken, is_type: bool) -> str:
         if tok.kind == "other":
             raise P4SyntaxError(
                 f"unexpected character {tok.text!r}", self.filename, tok.line, tok.col
@@ -222,7 +231,7 @@ class P4Lexer(Lexer):
         if tok.kind == "id":
             if tok.text in self.keywords:
                 return self.literal_names[tok.text]
-            return "TYPE_IDENTIFIER" if tok.text in types else "IDENTIFIER"
+            return "TYPE_IDENTIFIER" if is_type else "IDENTIFIER"
         name = self.literal_names.get(tok.text)
         if name is None:
             name = next((n for n, rx in self.patterns if rx.fullmatch(tok.text)), None)
