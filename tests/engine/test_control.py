@@ -8,7 +8,7 @@ from softswitch.compiler import compile_text
 from softswitch.engine.errors import PermissionDenied
 from softswitch.engine.matches import Exact, Lpm, Optional, Range, Ternary, Wildcard
 from softswitch.v1model.switch import Switch
-from tests.p4util import one, program, switch
+from tests.p4util import error_of, line_of, one, program, switch
 
 HDR = "header h_t { bit<8> k; bit<8> r; bit<8> s; }"
 
@@ -400,14 +400,11 @@ def test_priority_annotation_in_const_entries() -> None:
 
 
 def test_in_struct_of_a_sub_control_is_a_copy() -> None:
-    """A sub-control's `in` header struct is its own copy: writing into it changes nothing
-    in the caller, also when the caller passes the same struct as an inout argument of the
-    same call; a read-only use (passed by reference) sees the caller's values."""
+    """A sub-control's `in` header struct is its own copy: the caller passing the same
+    struct as an inout argument of the same call does not change what the `in` one reads;
+    a read-only use (passed by reference) sees the caller's values."""
     # the sub-controls stand after headers_t (a type is known from its declaration on)
     subs = """
-        control Writes(in headers_t h, inout bit<8> v) {
-            apply { h.h.r = 99; v = h.h.r; }
-        }
         control Reads(in headers_t h, inout bit<8> v) {
             apply { if (h.h.isValid()) { v = h.h.r + 1; } }
         }
@@ -418,17 +415,36 @@ def test_in_struct_of_a_sub_control_is_a_copy() -> None:
     src = program(
         decls=HDR,
         ingress="""
-        Writes() w;
         Reads() r;
         Both() both;
         apply {
-            w.apply(hdr, hdr.h.k);   // k = 99; r stays 7
             r.apply(hdr, hdr.h.s);   // s = r + 1 = 8
             both.apply(hdr, hdr);    // s = 50; r = s as it was before the call (8)
         }
         """,
     ).replace("\nparser P(", subs + "\nparser P(", 1)
-    assert one(src, bytes([1, 7, 0])) == bytes([99, 8, 50])
+    assert one(src, bytes([1, 7, 0])) == bytes([1, 8, 50])
+
+
+@pytest.mark.parametrize(
+    ("params", "body", "args"),
+    [
+        ("in headers_t h, inout bit<8> v", "h.h.r = 99; v = h.h.r;", "hdr"),
+        ("in bit<8> x, inout bit<8> v", "x = 1; v = x;", "hdr.h.r"),
+        # as an inout argument (copied back into it)
+        ("in bit<8> x, inout bit<8> v", "bump(x); v = x;", "hdr.h.r"),
+    ],
+)
+def test_an_in_parameter_is_not_assignable(params: str, body: str, args: str) -> None:
+    """p4c-bm2-ss refuses each ("cannot be the target of an assignment", "must be a
+    left-value")."""
+    sub = f"control Writes({params}) {{ apply {{ {body} }} }}"
+    src = program(
+        decls=HDR + "\nvoid bump(inout bit<8> y) { y = y + 1; }",
+        ingress=f"Writes() w;\napply {{ w.apply({args}, hdr.h.k); }}",
+    ).replace("\nparser P(", "\n" + sub + "\nparser P(", 1)
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, sub)}:") and "cannot be the target" in msg
 
 
 def test_switches_of_one_program_share_its_classes_not_its_state() -> None:
