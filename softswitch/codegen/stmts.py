@@ -202,9 +202,10 @@ class Stmts:
             self.st.out.line(f"return ({', '.join(parts)},)")
 
     def check_lvalue(self, target: A.Expr) -> None:
-        """p4c's rules for assignment targets: an `in` parameter (or a part of one) is
-        read-only; a header stack's `last` is no left-value at all; `next` may be assigned
-        whole (in a parser), but not a field of it (that would read the element first)."""
+        """p4c's rules for assignment targets: an `in` or directionless parameter (or a
+        part of one) is read-only; a header stack's `last` is no left-value at all; `next`
+        may be assigned whole (in a parser), but not a field of it (that would read the
+        element first)."""
         e, depth = target, 0
         while isinstance(e, A.Member | A.Index | A.Slice):
             if isinstance(e, A.Member) and e.name in ("last", "next") and self.stack_member(e):
@@ -217,11 +218,12 @@ class Stmts:
             depth += 1
         if isinstance(e, A.NameRef):
             sym = self.st.scope.lookup(e.name)
-            if isinstance(sym, Var) and sym.direction == "in":
+            if isinstance(sym, Var) and sym.direction in ("in", "none"):
+                kind = "an 'in'" if sym.direction == "in" else "a directionless"
                 raise P4TypeError.at(
                     target.pos,
                     f"{expr_text(target)} cannot be the target of an assignment "
-                    f"({e.name} is an 'in' parameter)",
+                    f"({e.name} is {kind} parameter)",
                 )
 
     def stack_member(self, e: A.Member) -> bool:

@@ -457,3 +457,15 @@ def test_switches_of_one_program_share_its_classes_not_its_state() -> None:
     _both(a, "add", [Exact(5)], "I.set_r", (42,))
     assert a.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 42, 11]))]
     assert b.process(0, bytes([5, 0, 0])) == [(0, bytes([5, 0xEE, 2]))]
+
+
+def test_an_action_parameter_is_not_assignable() -> None:
+    """A directionless action parameter is read-only too (p4c-bm2-ss: "cannot be the
+    target of an assignment"); the same action reading it compiles."""
+    table = "table t { key = { hdr.h.k: exact; } actions = { set; } }\napply { t.apply(); }"
+    src = program(decls=HDR, ingress=f"action set(bit<8> v) {{ v = 1; hdr.h.r = v; }}\n{table}")
+    msg = error_of(src)
+    assert msg.startswith(f"bad.p4:{line_of(src, 'action set')}:"), msg
+    assert "directionless parameter" in msg
+    ok = program(decls=HDR, ingress=f"action set(bit<8> v) {{ hdr.h.r = v; }}\n{table}")
+    assert compile_text(ok, "ok.p4").info
