@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..frontend import ast as A
 from ..frontend import types as T
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from .state import GenState
 
 __all__ = ["ExprChecker", "fold_bits", "of_value"]
-
-R = TypeVar("R")
 
 _CMP = {"==", "!=", "<", ">", "<=", ">="}
 
@@ -151,16 +149,6 @@ class ExprChecker:
         if not n.is_const or isinstance(n.const, bool) or not isinstance(n.const, int):
             raise P4TypeError.at(e.pos, "a compile-time integer constant is required")
         return n.const
-
-    def _maybe_dead(self, fn: Callable[[], R], dead: bool) -> R:
-        """`fn()`, recording nothing (as in a dead branch) when `dead`."""
-        if not dead:
-            return fn()
-        self.st.dead += 1
-        try:
-            return fn()
-        finally:
-            self.st.dead -= 1
 
     def convert(self, n: ir.Expr, target: T.P4Type, pos: Any) -> ir.Expr:  # noqa: C901
         """Implicit conversion of `n` to `target` (int literals, lists), or a type error."""
@@ -499,8 +487,8 @@ class ExprChecker:
     def conditional_expr(self, e: A.Conditional, expected: T.P4Type | None) -> ir.Expr:
         c = self.convert(self.check(e.cond), T.BOOL, e.cond.pos)
         # with a constant condition the other operand is dead code (see dead_branch)
-        a = self._maybe_dead(lambda: self.check(e.then, expected), c.is_const and not c.const)
-        b = self._maybe_dead(lambda: self.check(e.other, expected), c.is_const and bool(c.const))
+        a = self.st.maybe_dead(lambda: self.check(e.then, expected), c.is_const and not c.const)
+        b = self.st.maybe_dead(lambda: self.check(e.other, expected), c.is_const and bool(c.const))
         refusal = conditional_refusal(a.type, b.type, self.folding)
         if refusal is not None:
             raise P4TypeError.at(e.pos, refusal)
@@ -545,7 +533,7 @@ class ExprChecker:
     def logical_expr(self, e: A.Binary) -> ir.Expr:
         op = e.op
         a = self.convert(self.check(e.left), T.BOOL, e.left.pos)
-        b = self._maybe_dead(
+        b = self.st.maybe_dead(
             lambda: self.convert(self.check(e.right), T.BOOL, e.right.pos),
             a.is_const and bool(a.const) == (op == "||"),
         )

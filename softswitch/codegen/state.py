@@ -167,13 +167,13 @@ class GenState:
             self.out = saved
         return r, buf
 
-    def capture_maybe_dead(self, fn: Callable[[], R], dead: bool) -> tuple[R, Emitter]:
-        """`capture`, recording nothing (as in a dead branch) when `dead`."""
+    def maybe_dead(self, fn: Callable[[], R], dead: bool) -> R:
+        """`fn()`, recording nothing (as in a dead branch) when `dead`."""
         if not dead:
-            return self.capture(fn)
+            return fn()
         self.dead += 1
         try:
-            return self.capture(fn)
+            return fn()
         finally:
             self.dead -= 1
 

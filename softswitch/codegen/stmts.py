@@ -113,7 +113,7 @@ class Stmts:
 
     def dead_branch(self, s: A.Stmt) -> None:
         """Check a branch no packet can take, generating and recording nothing."""
-        self.st.capture_maybe_dead(lambda: self.block_scoped(s), True)
+        self.st.maybe_dead(lambda: self.st.capture(lambda: self.block_scoped(s)), True)
 
     def block_scoped(self, s: A.Stmt) -> None:
         saved = self.st.scope
